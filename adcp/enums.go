@@ -1,0 +1,71 @@
+package adcp
+
+import (
+	"regexp"
+	"slices"
+)
+
+// Channels is the AdCP channels enumeration (enums/channels.json).
+var Channels = []string{
+	"display", "olv", "social", "search", "ctv", "linear_tv", "radio",
+	"streaming_audio", "podcast", "dooh", "ooh", "print", "cinema", "email",
+	"gaming", "retail_media", "influencer", "affiliate", "product_placement",
+	"sponsored_intelligence",
+}
+
+// FormatKinds is the canonical format kind enumeration
+// (core/canonical-format-kind.json).
+var FormatKinds = []string{
+	"image", "html5", "display_tag", "image_carousel", "video_hosted",
+	"video_vast", "audio_hosted", "audio_daast", "sponsored_placement",
+	"native_in_feed", "responsive_creative", "agent_placement", "custom",
+}
+
+// DeliveryTypes is the delivery type enumeration (enums/delivery-type.json).
+var DeliveryTypes = []string{"guaranteed", "non_guaranteed"}
+
+// BuyingModes are the get_products buying modes.
+var BuyingModes = []string{"brief", "wholesale", "refine"}
+
+// ProductFields are the names a get_products request may list in `fields`.
+var ProductFields = []string{
+	"product_id", "name", "description", "publisher_properties", "channels",
+	"video_placement_types", "audio_distribution_types",
+	"sponsored_placement_types", "social_placement_surfaces", "format_ids",
+	"format_options", "placements", "delivery_type", "exclusivity",
+	"pricing_options", "forecast", "outcome_measurement",
+	"delivery_measurement", "reporting_capabilities", "creative_policy",
+	"catalog_types", "metric_optimization", "conversion_tracking",
+	"data_provider_signals", "included_signals", "signal_targeting_allowed",
+	"signal_targeting_options", "signal_targeting_rules",
+	"demographic_targeting", "overlay_support", "targeting_resolution",
+	"audience_evidence", "audience_evidence_selections",
+	"max_optimization_goals", "catalog_match", "collections",
+	"collection_targeting_allowed", "installments", "brief_relevance",
+	"is_custom", "expires_at", "product_card", "product_card_detailed",
+	"enforced_policies", "trusted_match",
+}
+
+// IsChannel reports whether s is an AdCP channel.
+func IsChannel(s string) bool { return slices.Contains(Channels, s) }
+
+// IsFormatKind reports whether s is a canonical format kind.
+func IsFormatKind(s string) bool { return slices.Contains(FormatKinds, s) }
+
+// IsDeliveryType reports whether s is an AdCP delivery type.
+func IsDeliveryType(s string) bool { return slices.Contains(DeliveryTypes, s) }
+
+var (
+	currencyRE = regexp.MustCompile(`^[A-Z]{3}$`)
+	countryRE  = regexp.MustCompile(`^[A-Z]{2}$`)
+	domainRE   = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$`)
+)
+
+// IsCurrency reports whether s has the ISO 4217 shape AdCP requires.
+func IsCurrency(s string) bool { return currencyRE.MatchString(s) }
+
+// IsCountry reports whether s has the ISO 3166-1 alpha-2 shape AdCP requires.
+func IsCountry(s string) bool { return countryRE.MatchString(s) }
+
+// IsDomain reports whether s is a lower-case domain name as AdCP writes them.
+func IsDomain(s string) bool { return len(s) <= 253 && domainRE.MatchString(s) }

@@ -1,0 +1,190 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+
+	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/outcome"
+	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/sanitize"
+	"github.com/storefront/storefront/store"
+)
+
+// Call is one tool invocation, transport-independent.
+type Call struct {
+	Publisher string
+	// Authorization is the raw Authorization header ("" when absent).
+	Authorization string
+	Args          []byte
+	// Transport names the transport, for logs ("mcp" or "a2a").
+	Transport string
+}
+
+// Reply is a tool's answer.
+type Reply struct {
+	// Payload is the flat AdCP object.
+	Payload []byte
+	// Failed is true only for the error arm: transports flip their
+	// failure markers on it and on nothing else.
+	Failed bool
+	// Meta carries transport metadata such as the decline slug, under the
+	// project's namespace.
+	Meta map[string]any
+	// Summary is a short screened line for transports that want a text
+	// part beside the data.
+	Summary sanitize.Text
+}
+
+// Tool is one entry of the catalogue.
+type Tool struct {
+	Name        string
+	Description string
+	InputSchema json.RawMessage
+	Meta        map[string]any
+	handle      func(ctx context.Context, c Call, p products.Principal, authErr error) Reply
+	// Anonymous tools answer without credentials.
+	Anonymous bool
+}
+
+// Agent is the storefront's buyer-facing agent.
+type Agent struct {
+	Store    store.Store
+	Products *products.Service
+	Snaps    *store.Snapshots
+	// Sandbox turns on the compliance surfaces and the test-kit keys.
+	Sandbox bool
+	Log     *slog.Logger
+
+	tools []*Tool
+	byName map[string]*Tool
+}
+
+// ErrUnknownTool is returned by Dispatch for a tool the agent does not have.
+var ErrUnknownTool = errors.New("unknown tool")
+
+// New builds the agent and its tool catalogue.
+func New(s store.Store, svc *products.Service, snaps *store.Snapshots, sandbox bool, log *slog.Logger) *Agent {
+	a := &Agent{Store: s, Products: svc, Snaps: snaps, Sandbox: sandbox, Log: log, byName: map[string]*Tool{}}
+	a.register(a.capabilitiesTool())
+	a.register(a.getProductsTool())
+	return a
+}
+
+func (a *Agent) register(t *Tool) {
+	a.tools = append(a.tools, t)
+	a.byName[t.Name] = t
+}
+
+// Tools lists the catalogue in registration order.
+func (a *Agent) Tools() []Tool {
+	out := make([]Tool, len(a.tools))
+	for i, t := range a.tools {
+		out[i] = *t
+	}
+	return out
+}
+
+// Has reports whether the agent has a tool.
+func (a *Agent) Has(name string) bool { _, ok := a.byName[name]; return ok }
+
+// Dispatch runs one tool call.
+func (a *Agent) Dispatch(ctx context.Context, name string, c Call) (Reply, error) {
+	t, ok := a.byName[name]
+	if !ok {
+		return Reply{}, ErrUnknownTool
+	}
+	p, err := a.Authenticate(ctx, c.Publisher, c.Authorization)
+	return t.handle(ctx, c, p, err), nil
+}
+
+// Errors of authentication.
+var (
+	errAuthInvalid = errors.New("credentials rejected")
+	errAuthScheme  = errors.New("unsupported authorization scheme")
+)
+
+// Authenticate resolves the Authorization header to a principal. No header
+// is the anonymous principal. In sandbox mode a compliance test-kit key
+// (prefix "demo-") is a sandbox principal.
+func (a *Agent) Authenticate(ctx context.Context, publisher, header string) (products.Principal, error) {
+	header = strings.TrimSpace(header)
+	if header == "" {
+		return products.Principal{}, nil
+	}
+	scheme, token, ok := strings.Cut(header, " ")
+	if !ok || !strings.EqualFold(scheme, "bearer") || strings.TrimSpace(token) == "" {
+		return products.Principal{}, errAuthScheme
+	}
+	token = strings.TrimSpace(token)
+	if a.Sandbox && strings.HasPrefix(token, "demo-") && len(token) <= 128 {
+		return products.Principal{ID: token, Sandbox: true}, nil
+	}
+	b, err := a.Store.BuyerByToken(ctx, publisher, store.TokenDigest(token))
+	if errors.Is(err, store.ErrNotFound) {
+		return products.Principal{}, errAuthInvalid
+	}
+	if err != nil {
+		return products.Principal{}, err
+	}
+	return products.Principal{ID: b.ID, Operator: b.Operator, Accounts: b.Accounts}, nil
+}
+
+// authFailure is the error arm for a call whose credentials failed.
+func authFailure(env outcome.Envelope, err error) outcome.Outcome {
+	switch {
+	case errors.Is(err, errAuthInvalid), errors.Is(err, errAuthScheme):
+		msg, _ := baseScreen.Line("the bearer token was not accepted", sanitize.MaxMessage)
+		return outcome.NewFailed(env, outcome.Error{Code: adcp.AuthInvalid, Message: msg})
+	}
+	return outcome.NewFailed(env, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
+}
+
+var baseScreen = sanitize.New(sanitize.NewDenyList(sanitize.VendorTerms(), nil))
+
+func reply(o outcome.Outcome) Reply {
+	payload, err := o.Encode()
+	if err != nil {
+		f := outcome.NewFailed(o.Envelope(), outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Internal})
+		payload, _ = f.Encode()
+		return Reply{Payload: payload, Failed: true, Summary: sanitize.Internal}
+	}
+	r := Reply{Payload: payload, Failed: !o.OK(), Meta: map[string]any{}}
+	switch o.Arm() {
+	case outcome.Rejected:
+		r.Meta[outcome.Namespace+"/decline"] = map[string]any{"slug": o.Slug()}
+		if rej, ok := o.Rejection(); ok {
+			r.Summary = rej.Reason
+		}
+	case outcome.Failed:
+		if errs := o.Errors(); len(errs) > 0 {
+			r.Summary = errs[0].Message
+		}
+	}
+	return r
+}
+
+// envelopeOf extracts the version pins and context of any request, for
+// tools whose own decoding failed or that need only the envelope.
+func envelopeOf(args []byte) (pin string, major int, ctxRaw json.RawMessage, ok bool) {
+	var top map[string]json.RawMessage
+	if len(strings.TrimSpace(string(args))) == 0 {
+		return "", 0, nil, true
+	}
+	if json.Unmarshal(args, &top) != nil || top == nil {
+		return "", 0, nil, false
+	}
+	if raw, has := top["adcp_version"]; has {
+		_ = json.Unmarshal(raw, &pin)
+	}
+	if raw, has := top["adcp_major_version"]; has {
+		_ = json.Unmarshal(raw, &major)
+	}
+	if raw, has := top["context"]; has && len(raw) > 0 && raw[0] == '{' {
+		ctxRaw = raw
+	}
+	return pin, major, ctxRaw, true
+}

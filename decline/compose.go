@@ -1,0 +1,210 @@
+package decline
+
+import (
+	"strings"
+
+	"github.com/storefront/storefront/sanitize"
+)
+
+// MaxChecks bounds how many candidate suggestions one decline may verify.
+// Each check re-runs the rulebook and the catalogue, so the bound is what
+// keeps a decline's cost fixed however many rules fire.
+const MaxChecks = 8
+
+// maxOffered is the most suggestions one decline carries.
+const maxOffered = 4
+
+// Input is everything the composer works from.
+type Input struct {
+	// Grounds are the fired rules' public grounds, in rulebook order.
+	Grounds []Grounds
+	Voice   Voice
+	// Cap is the most the account's trust tier lets any rule disclose.
+	Cap Level
+	// Verify applies a change to the brief and reports whether the changed
+	// brief would be served: no rule declines it and the catalogue has
+	// something for it. A nil Verify means no suggestion can be verified,
+	// so none is offered.
+	Verify func(Change) bool
+	// Forced, when set, replaces the composed reason and suggestions: a
+	// compliance directive. The text still passes the screen.
+	Forced *Forced
+}
+
+// Forced is a reason and suggestions supplied by a compliance directive.
+type Forced struct {
+	Reason      string
+	Suggestions []string
+}
+
+// Composed is a decline ready for the buyer.
+type Composed struct {
+	// Slug is the public category. It is commercially_declined when no
+	// fired rule lets the buyer learn more.
+	Slug Slug
+	// Level is the disclosure level the reason was written at.
+	Level       Level
+	Reason      sanitize.Text
+	Suggestions []sanitize.Text
+	// Offered are the verified changes behind the suggestions, in order.
+	Offered []Change
+	// Checks is how many candidate changes were verified.
+	Checks int
+}
+
+// Final reports whether the decline carries no suggestion.
+func (c Composed) Final() bool { return len(c.Suggestions) == 0 }
+
+// Compose writes the decline. It never returns an empty reason: when every
+// candidate is screened out the reason is the slug's canned line, and past
+// that the screen's fixed line.
+func Compose(in Input, screen *sanitize.Screen) Composed {
+	visible := make([]Grounds, 0, len(in.Grounds))
+	for _, g := range in.Grounds {
+		g.Level = g.Level.Cap(in.Cap)
+		if g.Level > None {
+			visible = append(visible, g)
+		}
+	}
+	if in.Forced != nil {
+		return composeForced(in, visible, screen)
+	}
+	if len(visible) == 0 {
+		e, _ := Lookup(CommerciallyDeclined)
+		return Composed{
+			Slug:   CommerciallyDeclined,
+			Level:  None,
+			Reason: screen.Prose(e.Reason, sanitize.MaxReason, sanitize.Declined),
+		}
+	}
+	primary := visible[0]
+	out := Composed{Slug: primary.Slug, Level: primary.Level}
+
+	offered, checks := verified(visible, in.Verify)
+	out.Checks = checks
+	texts := make([]string, 0, len(offered))
+	for _, ch := range offered {
+		texts = append(texts, ch.Text())
+	}
+	out.Suggestions = screen.Lines(texts, sanitize.MaxSuggestion, sanitize.MaxSuggestions)
+	// A suggestion whose text was screened out is not offered; keep the
+	// structured list aligned with what the buyer sees.
+	for _, ch := range offered {
+		if t, ok := screen.Line(ch.Text(), sanitize.MaxSuggestion); ok && containsText(out.Suggestions, t) {
+			out.Offered = append(out.Offered, ch)
+		}
+	}
+
+	entry, _ := Lookup(primary.Slug)
+	reason := reasonText(visible, in.Voice, len(out.Suggestions) > 0)
+	out.Reason = screen.Prose(reason, sanitize.MaxReason, sanitize.Declined, entry.Reason)
+	return out
+}
+
+func containsText(list []sanitize.Text, t sanitize.Text) bool {
+	for _, x := range list {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+func composeForced(in Input, visible []Grounds, screen *sanitize.Screen) Composed {
+	slug, level := CommerciallyDeclined, Category
+	if len(visible) > 0 {
+		slug, level = visible[0].Slug, visible[0].Level
+	}
+	e, _ := Lookup(slug)
+	return Composed{
+		Slug:        slug,
+		Level:       level,
+		Reason:      screen.Prose(in.Forced.Reason, sanitize.MaxReason, sanitize.Declined, e.Reason),
+		Suggestions: screen.Lines(in.Forced.Suggestions, sanitize.MaxSuggestion, sanitize.MaxSuggestions),
+	}
+}
+
+// reasonText writes the reason: the tone's opener, a line for each distinct
+// slug in order (the publisher's template where it renders, the canned line
+// otherwise, each with the detail its level allows), and the tone's closer
+// when the decline can be fixed.
+func reasonText(visible []Grounds, v Voice, fixable bool) string {
+	var parts []string
+	if o := opener(v); o != "" {
+		parts = append(parts, o)
+	}
+	seen := map[Slug]bool{}
+	for _, g := range visible {
+		if seen[g.Slug] || len(seen) == 3 {
+			continue
+		}
+		seen[g.Slug] = true
+		parts = append(parts, line(g, v))
+	}
+	if c := closer(v, fixable); c != "" {
+		parts = append(parts, c)
+	}
+	return strings.Join(parts, " ")
+}
+
+// line renders one grounds: the template if the publisher wrote one and its
+// placeholders all have values at this level, else the canned line plus the
+// detail sentence the level allows.
+func line(g Grounds, v Voice) string {
+	shown := reveal(g, v)
+	if t, ok := v.Templates[g.Slug]; ok {
+		if s, ok := render(t, shown); ok {
+			return s
+		}
+	}
+	e, _ := Lookup(g.Slug)
+	if d := detail(g, shown); d != "" {
+		return e.Reason + " " + d
+	}
+	return e.Reason
+}
+
+func opener(v Voice) string {
+	switch v.Tone {
+	case Warm:
+		if v.SellerName != "" {
+			return "Thank you for considering " + v.SellerName + "."
+		}
+		return "Thank you for the brief."
+	case Formal:
+		if v.SellerName != "" {
+			return v.SellerName + " is unable to accept this brief as submitted."
+		}
+		return "We are unable to accept this brief as submitted."
+	}
+	return ""
+}
+
+func closer(v Voice, fixable bool) string {
+	if !fixable {
+		return ""
+	}
+	switch v.Tone {
+	case Warm:
+		return "We would be glad to look at a revised brief."
+	case Formal:
+		return "A revised brief would be welcome."
+	}
+	return ""
+}
+
+// render fills a template's placeholders; it fails when one has no value
+// at this level.
+func render(t string, shown map[string]string) (string, bool) {
+	ok := true
+	out := placeholderRE.ReplaceAllStringFunc(t, func(m string) string {
+		name := placeholderRE.FindStringSubmatch(m)[1]
+		v, has := shown[name]
+		if !has || v == "" {
+			ok = false
+			return ""
+		}
+		return v
+	})
+	return out, ok
+}

@@ -1,0 +1,160 @@
+package decline
+
+import (
+	"fmt"
+	"strings"
+)
+
+// candidates lists the changes that could clear one fired rule, best first,
+// limited to the kinds the rule allows. Values are concrete: a change is
+// what gets verified, whatever its text reveals.
+func candidates(g Grounds) []Change {
+	f := g.Facts
+	var out []Change
+	add := func(e Edit) { out = append(out, Change{Edits: []Edit{e}, level: g.Level}) }
+	for _, k := range g.Allowed {
+		switch k {
+		case RaiseBudget:
+			if f.Minimum > 0 && f.Currency != "" {
+				amount := exactUp(f.Minimum)
+				if g.Level < Exact {
+					amount = coarse(f.Minimum)
+				}
+				add(Edit{Kind: RaiseBudget, Budget: amount, Currency: f.Currency})
+			}
+		case SwitchChannel:
+			for i, ch := range f.AlternativeChannels {
+				if i == 2 {
+					break
+				}
+				add(Edit{Kind: SwitchChannel, Channel: ch})
+			}
+		case MoveFlight:
+			if f.OpenFlight != nil {
+				add(Edit{Kind: MoveFlight, Flight: *f.OpenFlight})
+			}
+		case LaterStart:
+			if !f.EarliestStart.IsZero() && !f.Flight.Start.IsZero() {
+				r := f.Flight
+				shift := r.Start.DaysUntil(f.EarliestStart)
+				r.Start = f.EarliestStart
+				if !r.End.IsZero() {
+					r.End = r.End.AddDays(shift)
+				}
+				add(Edit{Kind: LaterStart, Flight: r})
+			}
+		case TargetMarket:
+			for i, c := range f.ServedCountries {
+				if i == 2 {
+					break
+				}
+				add(Edit{Kind: TargetMarket, Country: c})
+			}
+		case ChangeFormat:
+			for i, k := range f.OfferedFormatKinds {
+				if i == 2 {
+					break
+				}
+				add(Edit{Kind: ChangeFormat, FormatKind: k})
+			}
+		}
+	}
+	return out
+}
+
+// verified builds candidate changes and keeps those Verify confirms, within
+// MaxChecks. When several rules fired, one change must clear them all, so
+// the first candidate of each visible rule is combined into one compound
+// change and tried first. A rule the buyer may learn nothing about (level
+// none) contributes no candidate, so unless some other change happens to
+// clear it, nothing is offered.
+func verified(visible []Grounds, verify func(Change) bool) ([]Change, int) {
+	if verify == nil || len(visible) == 0 {
+		return nil, 0
+	}
+	var tries []Change
+	if len(visible) > 1 {
+		compound := Change{level: Exact}
+		kinds := map[SuggestionKind]bool{}
+		for _, g := range visible {
+			c := candidates(g)
+			if len(c) == 0 {
+				continue
+			}
+			e := c[0].Edits[0]
+			if kinds[e.Kind] {
+				continue
+			}
+			kinds[e.Kind] = true
+			compound.Edits = append(compound.Edits, e)
+			compound.level = compound.level.Cap(g.Level)
+		}
+		if len(compound.Edits) > 1 {
+			tries = append(tries, compound)
+		}
+	}
+	for _, g := range visible {
+		tries = append(tries, candidates(g)...)
+	}
+	var ok []Change
+	checks := 0
+	for _, c := range tries {
+		if checks == MaxChecks || len(ok) == maxOffered {
+			break
+		}
+		checks++
+		if verify(c) {
+			ok = append(ok, c)
+		}
+	}
+	return ok, checks
+}
+
+// Text renders the change as a sentence that says what it would do, at the
+// change's disclosure level.
+func (c Change) Text() string {
+	clauses := make([]string, 0, len(c.Edits))
+	for _, e := range c.Edits {
+		clauses = append(clauses, e.clause(c.level))
+	}
+	return capitalise(list(clauses)) + " would fit this brief."
+}
+
+// Level is the disclosure level the change is rendered at.
+func (c Change) Level() Level { return c.level }
+
+func (e Edit) clause(l Level) string {
+	switch e.Kind {
+	case RaiseBudget:
+		switch l {
+		case Exact:
+			return "a budget of at least " + money(e.Budget, e.Currency)
+		case Range:
+			return "a budget of " + money(e.Budget, e.Currency) + " or more"
+		}
+		return "a larger budget"
+	case SwitchChannel:
+		return ChannelLabel(e.Channel) + " inventory"
+	case MoveFlight:
+		switch l {
+		case Exact:
+			return fmt.Sprintf("a flight from %s to %s", e.Flight.Start, e.Flight.End)
+		case Range:
+			return "a flight of the same length starting in " + monthPart(e.Flight.Start)
+		}
+		return "different flight dates"
+	case LaterStart:
+		switch l {
+		case Exact:
+			return "a start on or after " + e.Flight.Start.String()
+		case Range:
+			return "a start in " + monthPart(e.Flight.Start)
+		}
+		return "a later start date"
+	case TargetMarket:
+		return "targeting " + countryLabel(e.Country)
+	case ChangeFormat:
+		return strings.TrimSpace(FormatLabel(e.FormatKind)) + " creative"
+	}
+	return ""
+}

@@ -1,0 +1,174 @@
+// Package ledger defines the decision ledger's entries and its hash chain.
+// Every get_products decision, allow and decline alike, is appended before
+// the reply leaves. Each entry's hash covers its canonical bytes and the
+// previous entry's hash, so changing, removing or reordering any entry
+// breaks every later link; Verify names the first broken one.
+//
+// This package holds no storage. Stores append through it so that the chain
+// is computed the same way everywhere. It imports nothing from the
+// storefront.
+package ledger
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Genesis is the previous hash of a publisher's first entry.
+const Genesis = "0000000000000000000000000000000000000000000000000000000000000000"
+
+// Record is what the storefront submits for one decision.
+type Record struct {
+	Publisher string
+	// Account is the account reference the request named ("" for an
+	// anonymous public request); Principal is the authenticated caller.
+	Account   string
+	Principal string
+	// RequestDigest is the SHA-256 of the request arguments.
+	RequestDigest   string
+	RulebookVersion int64
+	// Arm is completed, rejected, failed or submitted.
+	Arm string
+	// Slug is the public decline slug, for rejections.
+	Slug string
+	// RuleIDs are the internal ids of the rules that fired, in order.
+	RuleIDs []string
+	// ResponseDigest is the SHA-256 of the response payload before the
+	// receipt was attached.
+	ResponseDigest string
+	// Sandbox marks decisions made for sandbox accounts.
+	Sandbox bool
+	// Forced marks decisions a compliance directive forced.
+	Forced bool
+}
+
+// Entry is a record placed in the chain.
+type Entry struct {
+	Record
+	Sequence int64
+	Time     time.Time
+	PrevHash string
+	Hash     string
+}
+
+// canonical is the fixed-order, fixed-format encoding the hash covers.
+// Changing it is a format change: old chains would no longer verify.
+type canonical struct {
+	V               int      `json:"v"`
+	Publisher       string   `json:"publisher"`
+	Sequence        int64    `json:"sequence"`
+	Time            string   `json:"time"`
+	Account         string   `json:"account"`
+	Principal       string   `json:"principal"`
+	RequestDigest   string   `json:"request_digest"`
+	RulebookVersion int64    `json:"rulebook_version"`
+	Arm             string   `json:"arm"`
+	Slug            string   `json:"slug"`
+	RuleIDs         []string `json:"rule_ids"`
+	ResponseDigest  string   `json:"response_digest"`
+	Sandbox         bool     `json:"sandbox"`
+	Forced          bool     `json:"forced"`
+	PrevHash        string   `json:"prev_hash"`
+}
+
+// Canonical returns the bytes e's hash covers.
+func (e Entry) Canonical() []byte {
+	ids := e.RuleIDs
+	if ids == nil {
+		ids = []string{}
+	}
+	b, err := json.Marshal(canonical{
+		V: 1, Publisher: e.Publisher, Sequence: e.Sequence,
+		Time:    e.Time.UTC().Format(time.RFC3339Nano),
+		Account: e.Account, Principal: e.Principal, RequestDigest: e.RequestDigest,
+		RulebookVersion: e.RulebookVersion, Arm: e.Arm, Slug: e.Slug, RuleIDs: ids,
+		ResponseDigest: e.ResponseDigest, Sandbox: e.Sandbox, Forced: e.Forced,
+		PrevHash: e.PrevHash,
+	})
+	if err != nil {
+		// Only strings, ints and bools: Marshal cannot fail.
+		panic(err)
+	}
+	return b
+}
+
+// ComputeHash returns the hash e should carry.
+func (e Entry) ComputeHash() string {
+	sum := sha256.Sum256(e.Canonical())
+	return hex.EncodeToString(sum[:])
+}
+
+// Next places r in the chain after prev (nil for the first entry) and
+// returns the sealed entry.
+func Next(prev *Entry, r Record, at time.Time) Entry {
+	e := Entry{Record: r, Time: at.UTC().Truncate(time.Microsecond), PrevHash: Genesis, Sequence: 1}
+	if prev != nil {
+		e.PrevHash = prev.Hash
+		e.Sequence = prev.Sequence + 1
+	}
+	e.Hash = e.ComputeHash()
+	return e
+}
+
+// Digest returns the hex SHA-256 of b.
+func Digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Break describes the first entry at which a chain stops verifying.
+type Break struct {
+	Sequence int64
+	Reason   string
+}
+
+func (b *Break) Error() string {
+	return fmt.Sprintf("ledger broken at sequence %d: %s", b.Sequence, b.Reason)
+}
+
+// Verifier checks a chain one entry at a time, in sequence order.
+type Verifier struct {
+	prev    *Entry
+	checked int64
+}
+
+// Check verifies e against the entries seen so far.
+func (v *Verifier) Check(e Entry) error {
+	wantSeq, wantPrev := int64(1), Genesis
+	if v.prev != nil {
+		wantSeq, wantPrev = v.prev.Sequence+1, v.prev.Hash
+	}
+	switch {
+	case e.Sequence != wantSeq:
+		return &Break{Sequence: e.Sequence, Reason: "expected sequence " + strconv.FormatInt(wantSeq, 10) + " (an entry is missing or out of order)"}
+	case e.PrevHash != wantPrev:
+		return &Break{Sequence: e.Sequence, Reason: "previous hash does not match the entry before it"}
+	case e.Hash != e.ComputeHash():
+		return &Break{Sequence: e.Sequence, Reason: "entry hash does not match its contents (the entry was altered)"}
+	}
+	c := e
+	v.prev = &c
+	v.checked++
+	return nil
+}
+
+// Checked is the number of entries verified so far.
+func (v *Verifier) Checked() int64 { return v.checked }
+
+// Receipt is the public handle of an entry: it reveals nothing but its
+// position and hash.
+func (e Entry) Receipt() (int64, string) { return e.Sequence, e.Hash }
+
+// ParseArm checks an arm name.
+func ParseArm(s string) (string, bool) {
+	switch strings.ToLower(s) {
+	case "completed", "rejected", "failed", "submitted":
+		return strings.ToLower(s), true
+	}
+	return "", false
+}

@@ -1,0 +1,79 @@
+// Package mcpserver serves the agent over MCP streamable HTTP. Each AdCP
+// answer goes flat in structuredContent, with the same JSON in
+// content[0].text; isError is set for the failed arm and nothing else.
+//
+// Tools are registered with the SDK's low-level AddTool: the typed helper
+// drops structuredContent when a handler fails and cannot take the AdCP
+// schemas. Tools the agent does not have (the compliance controller outside
+// sandbox mode) are never registered, so they are absent from tools/list
+// and a call to one gets the SDK's unknown-tool error.
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/storefront/storefront/agent"
+)
+
+type publisherKey struct{}
+
+// WithPublisher returns ctx carrying the publisher a request is for.
+func WithPublisher(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, publisherKey{}, id)
+}
+
+func publisherFrom(ctx context.Context) string {
+	id, _ := ctx.Value(publisherKey{}).(string)
+	return id
+}
+
+// New builds the MCP server for a.
+func New(a *agent.Agent, version string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "storefront", Title: "Storefront AdCP seller agent", Version: version}, nil)
+	for _, t := range a.Tools() {
+		tool := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
+		if len(t.Meta) > 0 {
+			tool.Meta = mcp.Meta(maps.Clone(t.Meta))
+		}
+		name := t.Name
+		s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			c := agent.Call{Publisher: publisherFrom(ctx), Args: req.Params.Arguments, Transport: "mcp"}
+			if req.Extra != nil && req.Extra.Header != nil {
+				c.Authorization = req.Extra.Header.Get("Authorization")
+			}
+			r, err := a.Dispatch(ctx, name, c)
+			if err != nil {
+				return nil, err
+			}
+			return result(r), nil
+		})
+	}
+	return s
+}
+
+// result builds the MCP tool result for a reply. The map for _meta is fresh
+// for every result: the SDK writes into it.
+func result(r agent.Reply) *mcp.CallToolResult {
+	res := &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(r.Payload)}},
+		StructuredContent: json.RawMessage(r.Payload),
+		IsError:           r.Failed,
+	}
+	if len(r.Meta) > 0 {
+		res.Meta = mcp.Meta(maps.Clone(r.Meta))
+	}
+	return res
+}
+
+// Handler returns the streamable HTTP handler. It runs stateless with plain
+// JSON responses: every request carries everything it needs, so replicas
+// need no session affinity.
+func Handler(s *mcp.Server) http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true})
+}

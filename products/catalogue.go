@@ -1,0 +1,282 @@
+package products
+
+import (
+	"encoding/json"
+
+	"github.com/storefront/storefront/adcp"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/storefront/storefront/decline"
+	"github.com/storefront/storefront/merch"
+	"github.com/storefront/storefront/sanitize"
+)
+
+// Publisher is the public identity of a publisher the storefront serves.
+type Publisher struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Domain string `json:"domain"`
+	// AnonymousDiscovery allows get_products without credentials for
+	// public (account-less) requests.
+	AnonymousDiscovery bool `json:"anonymous_discovery"`
+}
+
+// Snapshot is one consistent view of a publisher: catalogue, rulebook and
+// the screen built from both. A request is served from exactly one
+// snapshot, so it never sees half of an edit. Snapshots are immutable.
+type Snapshot struct {
+	Publisher        Publisher
+	CatalogueVersion int64
+	RulebookVersion  int64
+	// Rulebook is nil when the publisher has none; such a snapshot
+	// answers every get_products with the error arm.
+	Rulebook  *merch.Rulebook
+	Catalogue *Catalogue
+	// Screen guards every buyer-visible string made from this snapshot.
+	Screen *sanitize.Screen
+}
+
+// NewSnapshot builds a snapshot: the deny-list from the rulebook's
+// confidential parts, the catalogue's internal references and the known
+// vendors; the screen over it; and the catalogue's pre-screened wire form.
+func NewSnapshot(pub Publisher, catalogue []Product, catalogueVersion int64, rb *merch.Rulebook, rulebookVersion int64) *Snapshot {
+	deny := sanitize.NewDenyList(DenyTerms(rb, catalogue), PublicLexicon())
+	screen := sanitize.New(deny)
+	return &Snapshot{
+		Publisher:        pub,
+		CatalogueVersion: catalogueVersion,
+		RulebookVersion:  rulebookVersion,
+		Rulebook:         rb,
+		Catalogue:        newCatalogue(catalogue, screen),
+		Screen:           screen,
+	}
+}
+
+// DenyTerms lists everything confidential in a rulebook and catalogue.
+func DenyTerms(rb *merch.Rulebook, catalogue []Product) []sanitize.Term {
+	var terms []sanitize.Term
+	if rb != nil {
+		for _, r := range rb.Rules {
+			terms = append(terms,
+				sanitize.Term{Value: r.ID, Kind: sanitize.KindRuleID},
+				sanitize.Term{Value: r.Name, Kind: sanitize.KindRuleName})
+			for _, t := range r.ConfidentialTerms {
+				terms = append(terms, sanitize.Term{Value: t, Kind: sanitize.KindCustom})
+			}
+			terms = append(terms, sanitize.NoteTerms(r.Notes, sanitize.KindNoteTerm)...)
+			terms = append(terms, sanitize.NoteTerms(r.Name, sanitize.KindRuleName)...)
+		}
+	}
+	for _, p := range catalogue {
+		if p.InternalRef != "" {
+			terms = append(terms, sanitize.Term{Value: p.InternalRef, Kind: sanitize.KindCatalogID})
+		}
+	}
+	return append(terms, sanitize.VendorTerms()...)
+}
+
+// PublicLexicon is the storefront's own buyer-facing wording. A
+// confidential term that is just one of these words or phrases carries no
+// secret, and blocking it would silence the canned lines themselves.
+func PublicLexicon() []string {
+	out := make([]string, 0, len(decline.Vocabulary)+len(adcp.Channels)*2+len(adcp.FormatKinds)*2+4)
+	for _, e := range decline.Vocabulary {
+		out = append(out, e.Reason)
+	}
+	for _, ch := range adcp.Channels {
+		out = append(out, ch, decline.ChannelLabel(ch))
+	}
+	for _, k := range adcp.FormatKinds {
+		out = append(out, k, decline.FormatLabel(k))
+	}
+	return append(out,
+		sanitize.Declined.String(), sanitize.Internal.String(), sanitize.Unavailable.String(),
+		"would fit this brief budget flight inventory channel market format creative")
+}
+
+// Catalogue is a snapshot's indexed, screened catalogue.
+type Catalogue struct {
+	entries []*entry
+	market  merch.Market
+}
+
+type entry struct {
+	p      Product
+	kinds  []string
+	fields []wireField // AdCP product fields in schema order, screened
+	// terms are the ranking terms with their weights.
+	terms map[string]int
+}
+
+type wireField struct {
+	name string
+	raw  json.RawMessage
+}
+
+func newCatalogue(ps []Product, screen *sanitize.Screen) *Catalogue {
+	c := &Catalogue{}
+	seen := map[string]map[string]bool{"ch": {}, "fk": {}, "co": {}, "cu": {}}
+	add := func(kind string, list []string, dst *[]string) {
+		for _, x := range list {
+			if !seen[kind][x] {
+				seen[kind][x] = true
+				*dst = append(*dst, x)
+			}
+		}
+	}
+	for _, p := range ps {
+		e := &entry{p: p, kinds: p.FormatKinds()}
+		e.fields = wire(p, screen)
+		e.terms = rankingTerms(p)
+		c.entries = append(c.entries, e)
+		add("ch", p.Channels, &c.market.Channels)
+		add("fk", e.kinds, &c.market.FormatKinds)
+		add("co", p.Countries, &c.market.Countries)
+		var curr []string
+		for _, po := range p.PricingOptions {
+			curr = append(curr, po.Currency)
+		}
+		add("cu", curr, &c.market.Currencies)
+	}
+	for _, l := range [][]string{c.market.Channels, c.market.FormatKinds, c.market.Countries, c.market.Currencies} {
+		sort.Strings(l)
+	}
+	return c
+}
+
+// Market summarises what the catalogue carries.
+func (c *Catalogue) Market() merch.Market { return c.market }
+
+// Len is the number of products.
+func (c *Catalogue) Len() int { return len(c.entries) }
+
+// Products returns the catalogue's products in catalogue order.
+func (c *Catalogue) Products() []Product {
+	out := make([]Product, len(c.entries))
+	for i, e := range c.entries {
+		out[i] = e.p
+	}
+	return out
+}
+
+// wire renders the AdCP fields of p, with its free text screened: a name
+// or description that names a confidential term is replaced by a neutral
+// one built from public facts.
+func wire(p Product, screen *sanitize.Screen) []wireField {
+	var out []wireField
+	put := func(name string, v any) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return
+		}
+		out = append(out, wireField{name, b})
+	}
+	label := neutralName(p)
+	name, ok := screen.Line(p.Name, 200)
+	if !ok {
+		name, _ = screen.Line(label, 200)
+	}
+	desc := screen.Prose(p.Description, 2000, sanitize.Declined, label+".")
+	if desc == sanitize.Declined {
+		// The description itself was screened out and so was the
+		// fallback: say nothing rather than the decline line.
+		desc, _ = screen.Line(label+".", 2000)
+	}
+	put("product_id", p.ProductID)
+	put("name", name)
+	put("description", desc)
+	put("publisher_properties", p.PublisherProperties)
+	put("channels", p.Channels)
+	if len(p.VideoPlacementTypes) > 0 {
+		put("video_placement_types", p.VideoPlacementTypes)
+	}
+	if len(p.AudioDistributionTypes) > 0 {
+		put("audio_distribution_types", p.AudioDistributionTypes)
+	}
+	put("format_options", p.FormatOptions)
+	put("delivery_type", p.DeliveryType)
+	if p.Exclusivity != "" {
+		put("exclusivity", p.Exclusivity)
+	}
+	put("pricing_options", p.PricingOptions)
+	put("reporting_capabilities", p.ReportingCapabilities)
+	return out
+}
+
+func neutralName(p Product) string {
+	var parts []string
+	for _, ch := range p.Channels {
+		parts = append(parts, decline.ChannelLabel(ch))
+	}
+	kind := "non-guaranteed"
+	if p.DeliveryType == "guaranteed" {
+		kind = "guaranteed"
+	}
+	return capitalise(kind + " " + strings.Join(parts, " and ") + " inventory")
+}
+
+func capitalise(s string) string {
+	if s == "" {
+		return s
+	}
+	r := []rune(s)
+	r[0] = unicode.ToUpper(r[0])
+	return string(r)
+}
+
+// channelSynonyms are the brief words that point at a channel.
+var channelSynonyms = map[string][]string{
+	"display":         {"display", "banner", "banners", "web", "site", "mrec", "leaderboard"},
+	"olv":             {"video", "olv", "preroll", "pre-roll", "instream"},
+	"ctv":             {"ctv", "tv", "television", "streaming", "ott", "connected"},
+	"streaming_audio": {"audio", "music", "radio", "listeners", "streaming"},
+	"podcast":         {"podcast", "podcasts"},
+}
+
+// rankingTerms weighs the words that make a product relevant: its channel
+// words, name, keywords and description.
+func rankingTerms(p Product) map[string]int {
+	t := map[string]int{}
+	bump := func(words []string, w int) {
+		for _, x := range words {
+			if len(x) < 3 || stopwords[x] {
+				continue
+			}
+			if t[x] < w {
+				t[x] = w
+			}
+		}
+	}
+	for _, ch := range p.Channels {
+		bump(channelSynonyms[ch], 3)
+		bump([]string{ch}, 3)
+	}
+	bump(words(p.Name), 3)
+	for _, k := range p.Keywords {
+		bump(words(k), 2)
+	}
+	bump(words(p.Description), 1)
+	for _, k := range p.FormatKinds() {
+		bump(words(strings.ReplaceAll(k, "_", " ")), 1)
+	}
+	return t
+}
+
+func words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
+
+var stopwords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`the and for with our their from this that into your you are was were
+	will would can could should have has had not but all any per via who whom what when where which how
+	campaign campaigns brand brands advertiser ads advertising looking need needs want wants inventory
+	product products buy buying budget launch new`) {
+		m[w] = true
+	}
+	return m
+}()

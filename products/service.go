@@ -1,0 +1,650 @@
+package products
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/decline"
+	"github.com/storefront/storefront/ledger"
+	"github.com/storefront/storefront/merch"
+	"github.com/storefront/storefront/outcome"
+	"github.com/storefront/storefront/sanitize"
+)
+
+// Snapshots yields the current snapshot of a publisher.
+type Snapshots interface {
+	// Snapshot returns the publisher's current snapshot. It returns
+	// ErrUnknownPublisher for a publisher the storefront does not serve,
+	// and any other error for an outage.
+	Snapshot(ctx context.Context, publisherID string) (*Snapshot, error)
+}
+
+// Ledger appends decisions to a publisher's chain. Append returns only
+// once the entry is durable.
+type Ledger interface {
+	Append(ctx context.Context, r ledger.Record) (ledger.Entry, error)
+}
+
+// Accounts resolves the account a request names, for the principal making
+// it.
+type Accounts interface {
+	// Resolve returns the account, or ErrAccountNotFound when it does not
+	// exist or the principal may not use it (the two are not told apart),
+	// or another error for an outage.
+	Resolve(ctx context.Context, publisherID string, p Principal, ref *AccountRef) (Account, error)
+}
+
+// Errors the interfaces above return.
+var (
+	ErrUnknownPublisher = errors.New("unknown publisher")
+	ErrAccountNotFound  = errors.New("account not found")
+)
+
+// Principal is the authenticated caller.
+type Principal struct {
+	// ID names the principal; "" is an anonymous caller.
+	ID string
+	// Operator is the domain the principal operates as: it may use
+	// natural-key accounts with this operator.
+	Operator string
+	// Accounts are seller-assigned account ids it may use.
+	Accounts []string
+	// Sandbox marks a compliance test-kit principal: it may use sandbox
+	// accounts only.
+	Sandbox bool
+}
+
+// Anonymous reports whether the caller presented no credentials.
+func (p Principal) Anonymous() bool { return p.ID == "" }
+
+// Account is a resolved account.
+type Account struct {
+	Key     string
+	Sandbox bool
+	// Disclosure caps what any rule may disclose to this account.
+	Disclosure decline.Level
+}
+
+// Call is one get_products invocation.
+type Call struct {
+	PublisherID string
+	Principal   Principal
+	Args        []byte
+}
+
+// Result is the answer to a call: the outcome, its wire bytes, and the
+// internal trace a publisher's preview shows.
+type Result struct {
+	Outcome outcome.Outcome
+	// Payload is exactly what the transport sends as the AdCP object.
+	Payload []byte
+	Trace   Trace
+}
+
+// Trace is the internal account of a decision. It names internal rules and
+// must never reach a buyer.
+type Trace struct {
+	Version          string         `json:"served_version"`
+	RulebookVersion  int64          `json:"rulebook_version"`
+	CatalogueVersion int64          `json:"catalogue_version"`
+	Fired            []FiredRule    `json:"rules_fired"`
+	Disclosure       string         `json:"disclosure_cap,omitempty"`
+	Suggestions      []TracedChange `json:"suggestions_offered,omitempty"`
+	Checks           int            `json:"suggestion_checks"`
+	Considered       int            `json:"products_considered"`
+	Matched          int            `json:"products_matched"`
+	Excluded         map[string]int `json:"excluded_by,omitempty"`
+	Error            string         `json:"error,omitempty"`
+	Forced           bool           `json:"forced,omitempty"`
+}
+
+// FiredRule is one rule in a trace.
+type FiredRule struct {
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	Slug       string `json:"slug"`
+	Disclosure string `json:"disclosure"`
+}
+
+// TracedChange is a verified suggestion in a trace.
+type TracedChange struct {
+	Kinds []string `json:"kinds"`
+	Text  string   `json:"text"`
+}
+
+// Service runs get_products.
+type Service struct {
+	Snapshots Snapshots
+	Ledger    Ledger
+	Accounts  Accounts
+	// Directives, when set, supplies compliance directives.
+	Directives Directives
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	Log *slog.Logger
+}
+
+// Directives hands out one-shot compliance directives.
+type Directives interface {
+	// Take consumes the directive for (account, principal), if any.
+	Take(ctx context.Context, publisherID, accountKey, principalID string) (*Directive, error)
+}
+
+// Directive forces the next eligible get_products into an arm.
+type Directive struct {
+	Arm         string // rejected or submitted
+	Reason      string
+	Suggestions []string
+	TaskID      string
+	Message     string
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *Service) log() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.Default()
+}
+
+// baseScreen screens text made before a publisher's snapshot is loaded:
+// errors about the request itself. It knows the vendor names only.
+var baseScreen = sanitize.New(sanitize.NewDenyList(sanitize.VendorTerms(), nil))
+
+// GetProducts answers one call. It always returns a result: failures are
+// the error arm, never a Go error and never products.
+func (s *Service) GetProducts(ctx context.Context, c Call) Result {
+	return s.run(ctx, c, nil, true)
+}
+
+// Preview answers a call the way GetProducts would, against snap (for
+// example a snapshot of a draft rulebook), without consuming directives or
+// writing to the ledger.
+func (s *Service) Preview(ctx context.Context, c Call, snap *Snapshot) Result {
+	return s.run(ctx, c, snap, false)
+}
+
+func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Result {
+	req, reqErr := DecodeRequest(c.Args)
+	var env outcome.Envelope
+	if req != nil {
+		env.Context = req.Context
+	}
+	// Negotiate first: a buyer on another major cannot read the errors
+	// of this one.
+	pin, major := "", 0
+	if req != nil {
+		pin, major = req.AdcpVersion, req.AdcpMajorVersion
+	}
+	version, verr := adcp.Negotiate(pin, major)
+	if verr != nil {
+		env.Version = adcp.Default
+		var ne *adcp.NegotiationError
+		field := ""
+		if errors.As(verr, &ne) {
+			field = ne.Field
+		}
+		return s.fail(ctx, c, env, nil, Trace{Error: verr.Error()}, live, errorOf(baseScreen, adcp.VersionUnsupported, field, verr.Error(), outcome.VersionDetails()))
+	}
+	env.Version = version
+	if reqErr != nil {
+		var re *RequestError
+		errs := []outcome.Error{errorOf(baseScreen, adcp.InvalidRequest, "", "the request could not be read", nil)}
+		if errors.As(reqErr, &re) {
+			errs = errs[:0]
+			for _, p := range re.Problems {
+				errs = append(errs, errorOf(baseScreen, p.Code, p.Field, p.Message, nil))
+			}
+		}
+		return s.fail(ctx, c, env, req, Trace{Version: version.String(), Error: reqErr.Error()}, live, errs[0], errs[1:]...)
+	}
+
+	if snap == nil {
+		var err error
+		snap, err = s.Snapshots.Snapshot(ctx, c.PublisherID)
+		if err != nil {
+			s.log().Error("snapshot unavailable", "publisher", c.PublisherID, "err", err)
+			return s.fail(ctx, c, env, req, Trace{Version: version.String(), Error: err.Error()}, false,
+				outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
+		}
+	}
+	trace := Trace{Version: version.String(), RulebookVersion: snap.RulebookVersion, CatalogueVersion: snap.CatalogueVersion}
+
+	acct, failure := s.account(ctx, c, req, snap)
+	if failure != nil {
+		trace.Error = failure.Message.String()
+		return s.fail(ctx, c, env, req, trace, live, *failure)
+	}
+
+	if snap.Rulebook == nil {
+		trace.Error = merch.ErrNoRulebook.Error()
+		s.log().Error("no rulebook: refusing to serve products", "publisher", c.PublisherID)
+		return s.fail(ctx, c, env, req, trace, live, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
+	}
+
+	var directive *Directive
+	if live && s.Directives != nil && acct.Key != "" && (req.BuyingMode == "brief" || req.BuyingMode == "refine") {
+		d, err := s.Directives.Take(ctx, c.PublisherID, acct.Key, c.Principal.ID)
+		if err != nil {
+			trace.Error = err.Error()
+			return s.fail(ctx, c, env, req, trace, false, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
+		}
+		directive = d
+	}
+
+	brief := NormaliseBrief(req, s.now())
+	d, err := merch.Evaluate(snap.Rulebook, brief, snap.Catalogue.Market())
+	if err != nil {
+		trace.Error = err.Error()
+		s.log().Error("rulebook evaluation failed", "publisher", c.PublisherID, "err", err)
+		return s.fail(ctx, c, env, req, trace, live, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
+	}
+	for _, r := range d.Reasons() {
+		trace.Fired = append(trace.Fired, FiredRule{ID: r.RuleID, Name: r.RuleName, Slug: string(r.Slug), Disclosure: r.Level.String()})
+	}
+
+	if directive != nil {
+		trace.Forced = true
+		if directive.Arm == "submitted" {
+			o := outcome.NewSubmitted(env, directive.TaskID, screenOptional(snap.Screen, directive.Message))
+			return s.finish(ctx, c, o, req, acct, trace, d, live, true)
+		}
+		composed := decline.Compose(decline.Input{
+			Grounds: d.Grounds(),
+			Voice:   snap.Rulebook.Voice,
+			Cap:     acct.Disclosure,
+			Forced:  &decline.Forced{Reason: directive.Reason, Suggestions: directive.Suggestions},
+		}, snap.Screen)
+		return s.finish(ctx, c, s.declined(env, version, composed), req, acct, trace, d, live, true)
+	}
+
+	if d.Declined() {
+		trace.Disclosure = acct.Disclosure.String()
+		composed := decline.Compose(decline.Input{
+			Grounds: d.Grounds(),
+			Voice:   snap.Rulebook.Voice,
+			Cap:     acct.Disclosure,
+			Verify:  s.verifier(snap, req, brief),
+		}, snap.Screen)
+		trace.Checks = composed.Checks
+		for i, ch := range composed.Offered {
+			tc := TracedChange{Text: composed.Suggestions[i].String()}
+			for _, e := range ch.Edits {
+				tc.Kinds = append(tc.Kinds, string(e.Kind))
+			}
+			trace.Suggestions = append(trace.Suggestions, tc)
+		}
+		return s.finish(ctx, c, s.declined(env, version, composed), req, acct, trace, d, live, false)
+	}
+
+	o, failure := s.completed(env, req, acct, snap, &trace)
+	if failure != nil {
+		return s.fail(ctx, c, env, req, trace, live, *failure)
+	}
+	return s.finish(ctx, c, o, req, acct, trace, d, live, false)
+}
+
+// declined turns a composed decline into the outcome the served version
+// can carry: the rejected arm from 3.2, a typed correctable error before.
+func (s *Service) declined(env outcome.Envelope, v adcp.Version, c decline.Composed) outcome.Outcome {
+	entry, _ := decline.Lookup(c.Slug)
+	if !v.AtLeast(3, 2) {
+		e := outcome.Error{
+			Code:    entry.LegacyCode,
+			Message: c.Reason,
+			Details: map[string]any{"decline": map[string]any{"slug": string(c.Slug), "fixable": !c.Final()}},
+		}
+		if len(c.Suggestions) > 0 {
+			e.Suggestion = c.Suggestions[0]
+			e.Details["suggestions"] = c.Suggestions
+		}
+		return outcome.NewFailed(env, e)
+	}
+	o, err := outcome.NewRejected(env, outcome.RejectedBody{
+		Reason:      c.Reason,
+		Suggestions: c.Suggestions,
+		Slug:        string(c.Slug),
+		Fixable:     !c.Final(),
+	})
+	if err != nil {
+		// Compose never returns an empty reason; keep the invariant anyway.
+		o, _ = outcome.NewRejected(env, outcome.RejectedBody{Reason: sanitize.Declined, Slug: string(decline.CommerciallyDeclined)})
+	}
+	return o
+}
+
+// verifier returns the function the composer uses to check a suggestion:
+// apply it to the brief and filters, run the rulebook again, and ask the
+// catalogue for at least one product.
+func (s *Service) verifier(snap *Snapshot, req *Request, brief merch.Brief) func(decline.Change) bool {
+	return func(ch decline.Change) bool {
+		b := brief.Clone()
+		f := req.Filters
+		geo := append([]string(nil), req.GeoCountries...)
+		for _, e := range ch.Edits {
+			switch e.Kind {
+			case decline.RaiseBudget:
+				v := e.Budget
+				b.Budget = &merch.Budget{Max: &v, Currency: e.Currency}
+				f.Budget = &BudgetRange{Max: &v, Currency: e.Currency}
+			case decline.SwitchChannel:
+				b.Channels = []string{e.Channel}
+				f.Channels = []string{e.Channel}
+			case decline.MoveFlight, decline.LaterStart:
+				b.Flight = e.Flight
+				f.StartDate, f.EndDate = e.Flight.Start, e.Flight.End
+			case decline.TargetMarket:
+				b.Countries = []string{e.Country}
+				geo, f.Countries = []string{e.Country}, nil
+			case decline.ChangeFormat:
+				b.FormatKinds = []string{e.FormatKind}
+				f.FormatKinds = []string{e.FormatKind}
+			}
+		}
+		d, err := merch.Evaluate(snap.Rulebook, b, snap.Catalogue.Market())
+		if err != nil || d.Declined() {
+			return false
+		}
+		return len(snap.Catalogue.Find(f, geo, "", false).Ranked) > 0
+	}
+}
+
+// completed matches the catalogue and builds the completed arm.
+func (s *Service) completed(env outcome.Envelope, req *Request, acct Account, snap *Snapshot, trace *Trace) (outcome.Outcome, *outcome.Error) {
+	text := ""
+	if req.Brief != nil {
+		text = *req.Brief
+	}
+	refinement, omit, extraText := refine(req.Refine, snap.Screen)
+	if extraText != "" {
+		text = strings.TrimSpace(text + " " + extraText)
+	}
+	if e := unknownProposal(req.Refine); e != nil {
+		return outcome.Outcome{}, e
+	}
+	m := snap.Catalogue.Find(req.Filters, req.GeoCountries, text, req.BuyingMode != "wholesale")
+	ranked := m.Ranked[:0:0]
+	for _, e := range m.Ranked {
+		if !omit[e.p.ProductID] {
+			ranked = append(ranked, e)
+		}
+	}
+	trace.Considered, trace.Matched, trace.Excluded = m.Considered, len(ranked), m.Excluded
+
+	fp := fingerprint([]byte(fmt.Sprintf("%s|%d|%d", snap.Publisher.ID, snap.CatalogueVersion, snap.RulebookVersion)), queryKey(req))
+	offset := 0
+	if req.Pagination.Cursor != "" {
+		o, err := decodeCursor(req.Pagination.Cursor, fp)
+		if err != nil || o > len(ranked) {
+			e := errorOf(snap.Screen, adcp.InvalidRequest, "pagination.cursor", errBadCursor.Error(), nil)
+			return outcome.Outcome{}, &e
+		}
+		offset = o
+	}
+	end := offset + req.Pagination.MaxResults
+	if end > len(ranked) {
+		end = len(ranked)
+	}
+	page := &outcome.Page{HasMore: end < len(ranked)}
+	total := len(ranked)
+	page.Total = &total
+	if page.HasMore {
+		page.Cursor = cursor{offset: end, fingerprint: fp}.encode()
+	}
+	products := make([]json.RawMessage, 0, end-offset)
+	for _, e := range ranked[offset:end] {
+		products = append(products, project(e, req.Fields, req.Filters.PricingCurrencies, relevance(e, m.terms), snap.Screen))
+	}
+	scope := "public"
+	if req.Account != nil {
+		scope = "account"
+	}
+	body := outcome.CompletedBody{Products: products, CacheScope: scope, Page: page, Sandbox: acct.Sandbox, Refinement: refinement}
+	if len(products) == 0 && len(m.Excluded) > 0 {
+		excluded := map[string]any{}
+		for k, n := range m.Excluded {
+			excluded[k] = map[string]any{"count": n}
+		}
+		body.Diagnostics = map[string]any{"semantics": "only", "total_candidates": m.Considered, "excluded_by": excluded}
+	}
+	return outcome.NewCompleted(env, body), nil
+}
+
+// refine answers the refine entries: product omits take effect, product
+// includes and request asks steer ranking, and proposal entries cannot
+// apply because this storefront issues no proposals.
+func refine(entries []RefineEntry, screen *sanitize.Screen) ([]outcome.Refinement, map[string]bool, string) {
+	omit := map[string]bool{}
+	var out []outcome.Refinement
+	var asks []string
+	for _, e := range entries {
+		r := outcome.Refinement{Scope: e.Scope, ProductID: e.ProductID, Proposal: e.ProposalID, Status: "applied"}
+		switch e.Scope {
+		case "request":
+			asks = append(asks, e.Ask)
+		case "product":
+			if e.Action == "omit" {
+				omit[e.ProductID] = true
+			} else if e.Ask != "" {
+				asks = append(asks, e.Ask)
+			}
+		case "proposal":
+			r.Status = "unable"
+			if t, ok := screen.Line("This seller does not issue proposals.", 200); ok {
+				r.Notes = &t
+			}
+		}
+		out = append(out, r)
+	}
+	return out, omit, strings.Join(asks, " ")
+}
+
+func unknownProposal(entries []RefineEntry) *outcome.Error {
+	for i, e := range entries {
+		if e.Scope == "proposal" && e.Action == "finalize" {
+			err := errorOf(baseScreen, adcp.ProposalNotFound, fmt.Sprintf("refine[%d].proposal_id", i), "proposal "+e.ProposalID+" was not issued by this seller", nil)
+			return &err
+		}
+	}
+	return nil
+}
+
+// queryKey is the part of the request a cursor is bound to.
+func queryKey(r *Request) []byte {
+	b, _ := json.Marshal(struct {
+		Mode, Brief string
+		F           Filters
+		Geo, Fields []string
+		Refine      []RefineEntry
+		Size        int
+	}{r.BuyingMode, deref(r.Brief), r.Filters, r.GeoCountries, r.Fields, r.Refine, r.Pagination.MaxResults})
+	return b
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// account resolves and authorises the account a request names.
+func (s *Service) account(ctx context.Context, c Call, req *Request, snap *Snapshot) (Account, *outcome.Error) {
+	if req.Account == nil {
+		if c.Principal.Anonymous() && !snap.Publisher.AnonymousDiscovery {
+			e := errorOf(baseScreen, adcp.AuthMissing, "", "this seller requires credentials: send Authorization: Bearer <token>", nil)
+			return Account{}, &e
+		}
+		return Account{Disclosure: decline.Exact}, nil
+	}
+	if c.Principal.Anonymous() {
+		e := errorOf(baseScreen, adcp.AuthMissing, "account", "an account can only be used with credentials: send Authorization: Bearer <token>", nil)
+		return Account{}, &e
+	}
+	if s.Accounts == nil {
+		e := errorOf(baseScreen, adcp.AccountNotFound, "account", "the account could not be resolved", nil)
+		return Account{}, &e
+	}
+	a, err := s.Accounts.Resolve(ctx, c.PublisherID, c.Principal, req.Account)
+	switch {
+	case errors.Is(err, ErrAccountNotFound):
+		e := errorOf(baseScreen, adcp.AccountNotFound, "account", "the account could not be resolved for these credentials", nil)
+		return Account{}, &e
+	case err != nil:
+		s.log().Error("account lookup failed", "publisher", c.PublisherID, "err", err)
+		return Account{}, &outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable}
+	}
+	return a, nil
+}
+
+// finish records the decision and returns the answer. If the ledger append
+// fails, the buyer gets the transient error arm: no answer leaves
+// unrecorded.
+func (s *Service) finish(ctx context.Context, c Call, o outcome.Outcome, req *Request, acct Account, trace Trace, d merch.Decision, live, forced bool) Result {
+	payload, err := o.Encode()
+	if err != nil {
+		trace.Error = err.Error()
+		return s.internal(ctx, c, o.Envelope(), req, trace)
+	}
+	if !live {
+		return Result{Outcome: o, Payload: payload, Trace: trace}
+	}
+	entry, err := s.Ledger.Append(ctx, s.record(c, o, req, acct, trace, d, payload, forced))
+	if err != nil {
+		s.log().Error("ledger append failed: answering with the error arm", "publisher", c.PublisherID, "err", err)
+		trace.Error = "ledger: " + err.Error()
+		f := outcome.NewFailed(o.Envelope(), outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
+		p, _ := f.Encode()
+		return Result{Outcome: f, Payload: p, Trace: trace}
+	}
+	if o.Arm() == outcome.Rejected {
+		o = o.WithReceipt(outcome.Receipt{Sequence: entry.Sequence, EntryHash: entry.Hash})
+		if payload, err = o.Encode(); err != nil {
+			return s.internal(ctx, c, o.Envelope(), req, trace)
+		}
+	}
+	return Result{Outcome: o, Payload: payload, Trace: trace}
+}
+
+func (s *Service) record(c Call, o outcome.Outcome, req *Request, acct Account, trace Trace, d merch.Decision, payload []byte, forced bool) ledger.Record {
+	r := ledger.Record{
+		Publisher:       c.PublisherID,
+		Account:         acct.Key,
+		Principal:       c.Principal.ID,
+		RequestDigest:   ledger.Digest(c.Args),
+		RulebookVersion: trace.RulebookVersion,
+		Arm:             o.Arm().String(),
+		Slug:            o.Slug(),
+		RuleIDs:         d.RuleIDs(),
+		ResponseDigest:  ledger.Digest(payload),
+		Sandbox:         acct.Sandbox,
+		Forced:          forced,
+	}
+	if r.Slug == "" {
+		for _, e := range o.Errors() {
+			if det, ok := e.Details["decline"].(map[string]any); ok {
+				r.Slug, _ = det["slug"].(string)
+			}
+		}
+	}
+	return r
+}
+
+// fail builds the error arm. Failures are recorded when they can be; a
+// failure to record a failure does not change the answer.
+func (s *Service) fail(ctx context.Context, c Call, env outcome.Envelope, req *Request, trace Trace, live bool, first outcome.Error, more ...outcome.Error) Result {
+	o := outcome.NewFailed(env, first, more...)
+	payload, err := o.Encode()
+	if err != nil {
+		return s.internal(ctx, c, env, req, trace)
+	}
+	if live && s.Ledger != nil {
+		acctKey := ""
+		if req != nil {
+			acctKey = req.Account.Key()
+		}
+		rec := ledger.Record{
+			Publisher: c.PublisherID, Account: acctKey, Principal: c.Principal.ID,
+			RequestDigest: ledger.Digest(c.Args), RulebookVersion: trace.RulebookVersion,
+			Arm: "failed", ResponseDigest: ledger.Digest(payload),
+		}
+		if _, err := s.Ledger.Append(ctx, rec); err != nil {
+			s.log().Warn("could not record a failed decision", "publisher", c.PublisherID, "err", err)
+		}
+	}
+	return Result{Outcome: o, Payload: payload, Trace: trace}
+}
+
+func (s *Service) internal(ctx context.Context, c Call, env outcome.Envelope, req *Request, trace Trace) Result {
+	s.log().Error("encoding a response failed", "publisher", c.PublisherID, "err", trace.Error)
+	o := outcome.NewFailed(env, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Internal})
+	p, _ := o.Encode()
+	return Result{Outcome: o, Payload: p, Trace: trace}
+}
+
+// errorOf builds an error whose message and field pass the screen.
+func errorOf(screen *sanitize.Screen, code adcp.Code, field, msg string, details map[string]any) outcome.Error {
+	e := outcome.Error{Code: code, Details: details}
+	e.Message = screen.Prose(msg, sanitize.MaxMessage, sanitize.Internal)
+	if field != "" {
+		e.Field, _ = screen.Line(field, 500)
+	}
+	return e
+}
+
+func screenOptional(screen *sanitize.Screen, s string) sanitize.Text {
+	if s == "" {
+		return sanitize.Text{}
+	}
+	t, _ := screen.Line(s, sanitize.MaxMessage)
+	return t
+}
+
+// NormaliseBrief turns a request into the brief rules are written against.
+func NormaliseBrief(r *Request, now time.Time) merch.Brief {
+	b := merch.Brief{
+		Mode:         r.BuyingMode,
+		Channels:     r.Filters.Channels,
+		FormatKinds:  r.Filters.FormatKinds,
+		DeliveryType: r.Filters.DeliveryType,
+		Flight:       adcp.DateRange{Start: r.Filters.StartDate, End: r.Filters.EndDate},
+		Currencies:   r.Filters.PricingCurrencies,
+		Countries:    r.GeoCountries,
+		Today:        adcp.DateOf(now),
+	}
+	if len(b.Countries) == 0 {
+		b.Countries = r.Filters.Countries
+	}
+	if r.Brief != nil {
+		b.Text = *r.Brief
+	}
+	for _, e := range r.Refine {
+		if e.Ask != "" {
+			b.Text = strings.TrimSpace(b.Text + " " + e.Ask)
+		}
+	}
+	if br := r.Filters.Budget; br != nil {
+		b.Budget = &merch.Budget{Min: br.Min, Max: br.Max, Currency: br.Currency}
+	}
+	brand := r.Brand
+	if brand == nil && r.Account != nil {
+		brand = r.Account.Brand
+	}
+	if brand != nil {
+		b.BrandDomain = brand.Domain
+		b.Industries = brand.Industries
+	}
+	return b
+}

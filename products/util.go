@@ -1,0 +1,5 @@
+package products
+
+import "sort"
+
+func sortStrings(s []string) { sort.Strings(s) }

@@ -1,0 +1,16 @@
+// Package sanitize is the mechanical screen between the storefront and the
+// buyer. It is the only code that can produce [Text], the type every
+// buyer-visible string must have: decline reasons, suggestions, error
+// messages, transport text parts and webhook bodies.
+//
+// The screen strips markup, normalises the text, and drops any sentence that
+// names something on the deny-list (internal rule ids and names, words of the
+// notes that identify them, internal catalogue ids, vendor names). When
+// nothing survives it falls back to a caller-supplied canned line and, past
+// that, to a fixed line owned by this package. It fails closed: a string
+// that cannot be shown safely is not shown.
+//
+// This package must never import another storefront package; it sits at the
+// bottom of the pipeline so that nothing it does can depend on the data it
+// guards.
+package sanitize

@@ -1,0 +1,133 @@
+package sanitize
+
+import (
+	"strings"
+	"unicode"
+)
+
+// NoteTerms picks the parts of free-text notes that identify something:
+//
+//   - ids: a letter-digit mix, or letters joined by - _ / . : # (matched
+//     anywhere, like rule ids);
+//   - runs of two or more capitalised words, which are usually names of
+//     partners, people or projects ("Acme Retail Group"; matched anywhere);
+//   - each capitalised word of four letters or more past the start of a
+//     sentence, and each all-capitals acronym, that is not common English
+//     (matched as a whole word only).
+//
+// Ordinary words are left alone, so notes can say "floor" without
+// silencing every decline.
+func NoteTerms(notes string, kind Kind) []Term {
+	var out []Term
+	seen := map[string]bool{}
+	add := func(v string, whole bool) {
+		k := strings.ToLower(v)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, Term{Value: v, Kind: kind, Whole: whole})
+		}
+	}
+	var run []string
+	flush := func() {
+		if len(run) >= 2 {
+			add(strings.Join(run, " "), false)
+		}
+		run = run[:0]
+	}
+	sentenceStart := true
+	for _, raw := range strings.Fields(notes) {
+		tok := strings.TrimFunc(raw, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		startOfThis := sentenceStart
+		last := raw[len(raw)-1:]
+		sentenceStart = strings.ContainsAny(last, ".!?:;")
+		breaks := strings.ContainsAny(last, ".!?:;,()")
+		if tok == "" {
+			flush()
+			continue
+		}
+		if isIDLike(tok) {
+			flush()
+			add(tok, false)
+			continue
+		}
+		r := []rune(tok)
+		capital := unicode.IsUpper(r[0])
+		isCommon := common[strings.ToLower(tok)]
+		if capital && !isCommon {
+			run = append(run, tok)
+		} else {
+			flush()
+		}
+		switch {
+		case len(r) >= 4 && capital && !startOfThis && !isCommon:
+			add(tok, true)
+		case len(r) >= 3 && strings.ToUpper(tok) == tok && hasLetter(tok) && !isCommon:
+			add(tok, true)
+		}
+		if breaks {
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+func hasLetter(s string) bool {
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// isIDLike reports tokens that look like identifiers rather than words.
+func isIDLike(t string) bool {
+	letters, digits, joins := 0, 0, 0
+	for _, r := range t {
+		switch {
+		case unicode.IsLetter(r):
+			letters++
+		case unicode.IsDigit(r):
+			digits++
+		case strings.ContainsRune("-_/.:#", r):
+			joins++
+		}
+	}
+	if letters > 0 && digits > 0 {
+		return true
+	}
+	return joins > 0 && letters+digits >= 4
+}
+
+// common holds frequent English and advertising words that a note may
+// capitalise without naming anything.
+var common = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(commonWords) {
+		m[w] = true
+	}
+	return m
+}()
+
+const commonWords = `
+a about above after again against all also always an and any are as at be because been before being
+below between both but by can could did do does doing down during each even every few for from further
+had has have having he her here hers him his how i if in into is it its just keep last least less like
+make many may me might more most much must my never new no nor not now of off often on once one only or
+other our out over own per please same she should since so some still such than that the their them
+then there these they this those through to too under until up upon us very was we were what when
+where which while who whom why will with within without would yet you your
+monday tuesday wednesday thursday friday saturday sunday january february march april may june july
+august september october november december q1 q2 q3 q4 h1 h2 fy
+ad ads advertiser advertisers agency audience audiences banner brand brands budget budgets buyer buyers
+campaign campaigns category channel channels connected cpm creative creatives ctv daily decline declined
+delivery deal deals demand digital display exclusive flight flights floor floors format formats fixed
+guaranteed holiday holidays impressions inventory lead market markets minimum minimums note notes
+offer offered olv online pacing partner partners premium price prices pricing product products
+programmatic publisher publishers rate rates review reviewed rule rules sales season seasonal seller
+sellers sold spend sponsorship streaming supply team teams television tv video yield audio podcast
+radio request requests brief briefs policy policies protect protects protection temporary until per
+set block blocks blocked hold held reserve reserved only note internal confidential do not share
+usd eur gbp cad aud
+`

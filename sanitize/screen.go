@@ -1,0 +1,204 @@
+package sanitize
+
+import (
+	"html"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/microcosm-cc/bluemonday"
+	"golang.org/x/text/unicode/norm"
+)
+
+// AdCP limits on buyer-visible decline text, in characters.
+const (
+	MaxReason         = 2000
+	MaxSuggestion     = 1000
+	MaxSuggestions    = 20
+	MaxMessage        = 2000
+	maxMarkupPasses   = 4
+	ellipsis          = "…"
+	sentenceTerminals = ".!?"
+)
+
+// Screen turns candidate strings into buyer-visible [Text]. A Screen is
+// immutable and safe for concurrent use; build a new one when its deny-list
+// changes.
+type Screen struct {
+	deny   *DenyList
+	policy *bluemonday.Policy
+}
+
+// New returns a screen over deny. A nil deny-list screens markup and
+// characters only.
+func New(deny *DenyList) *Screen {
+	return &Screen{deny: deny, policy: bluemonday.StrictPolicy()}
+}
+
+// DenyList returns the screen's deny-list.
+func (s *Screen) DenyList() *DenyList { return s.deny }
+
+// Clean strips markup and unsafe characters from raw and returns plain text:
+// not HTML-escaped, no control, zero-width or bidi characters, whitespace
+// collapsed, NFC. It does not consult the deny-list.
+func (s *Screen) Clean(raw string) string {
+	t := raw
+	for i := 0; i < maxMarkupPasses; i++ {
+		next := html.UnescapeString(s.policy.Sanitize(t))
+		if next == t {
+			break
+		}
+		t = next
+	}
+	// A string that still changes after the passes keeps nesting escaped
+	// markup; drop anything that could still be read as a tag.
+	if html.UnescapeString(s.policy.Sanitize(t)) != t {
+		t = strings.Map(func(r rune) rune {
+			if r == '<' || r == '>' {
+				return -1
+			}
+			return r
+		}, t)
+	}
+	t = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t' || r == '\v' || r == '\f':
+			return ' '
+		case unicode.IsControl(r), invisible(r), r == utf8.RuneError:
+			return -1
+		case unicode.IsSpace(r):
+			return ' '
+		}
+		return r
+	}, t)
+	t = norm.NFC.String(t)
+	return strings.Join(strings.Fields(t), " ")
+}
+
+// Hits reports the deny-list terms raw names. It is for publisher-facing
+// previews and lint; buyer-facing code uses Line and Prose.
+func (s *Screen) Hits(raw string) []Hit {
+	_, hits := s.deny.match(s.Clean(raw), true)
+	return hits
+}
+
+// Names reports whether raw names any deny-listed term.
+func (s *Screen) Names(raw string) bool {
+	hit, _ := s.deny.match(raw, false)
+	return hit
+}
+
+// Line screens a single string, such as a suggestion or a product name. It
+// reports false when the cleaned string is empty or names a deny-listed
+// term; the string is then not to be shown at all.
+func (s *Screen) Line(raw string, max int) (Text, bool) {
+	t := s.Clean(raw)
+	if t == "" || s.Names(t) {
+		return Text{}, false
+	}
+	t = truncate(t, max)
+	// Truncation cannot create a term, but re-check: the check is cheap and
+	// the screen promises what leaves, not what was likely.
+	if s.Names(t) {
+		return Text{}, false
+	}
+	return Text{t}, true
+}
+
+// Prose screens free text sentence by sentence. A sentence that names a
+// deny-listed term is dropped. If nothing survives, or the surviving
+// sentences together name a term, each fallback is tried as a Line in turn;
+// past the last fallback the result is last.
+func (s *Screen) Prose(raw string, max int, last Text, fallbacks ...string) Text {
+	if t, ok := s.prose(raw, max); ok {
+		return t
+	}
+	for _, f := range fallbacks {
+		if t, ok := s.Line(f, max); ok {
+			return t
+		}
+	}
+	return last
+}
+
+func (s *Screen) prose(raw string, max int) (Text, bool) {
+	clean := s.Clean(raw)
+	if clean == "" {
+		return Text{}, false
+	}
+	if !s.Names(clean) {
+		t := truncate(clean, max)
+		return Text{t}, !s.Names(t)
+	}
+	var kept []string
+	for _, sentence := range sentences(clean) {
+		if !s.Names(sentence) {
+			kept = append(kept, sentence)
+		}
+	}
+	if len(kept) == 0 {
+		return Text{}, false
+	}
+	joined := truncate(strings.Join(kept, " "), max)
+	if s.Names(joined) {
+		return Text{}, false
+	}
+	return Text{joined}, true
+}
+
+// Lines screens each candidate as a Line, keeps those that pass, drops
+// duplicates and stops at max items.
+func (s *Screen) Lines(raws []string, maxLen, maxItems int) []Text {
+	var out []Text
+	seen := map[string]bool{}
+	for _, r := range raws {
+		if len(out) == maxItems {
+			break
+		}
+		t, ok := s.Line(r, maxLen)
+		if !ok || seen[t.s] {
+			continue
+		}
+		seen[t.s] = true
+		out = append(out, t)
+	}
+	return out
+}
+
+// sentences splits text after sentence terminals that are followed by a
+// space. The terminal stays with its sentence.
+func sentences(t string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(t); i++ {
+		if strings.IndexByte(sentenceTerminals, t[i]) >= 0 && (i+1 == len(t) || t[i+1] == ' ') {
+			if seg := strings.TrimSpace(t[start : i+1]); seg != "" {
+				out = append(out, seg)
+			}
+			start = i + 1
+		}
+	}
+	if seg := strings.TrimSpace(t[start:]); seg != "" {
+		out = append(out, seg)
+	}
+	return out
+}
+
+// truncate shortens t to at most max characters, preferring to cut at a
+// sentence end, then at a space, and marking a mid-sentence cut with an
+// ellipsis.
+func truncate(t string, max int) string {
+	if max <= 0 || utf8.RuneCountInString(t) <= max {
+		return t
+	}
+	runes := []rune(t)
+	cut := string(runes[:max])
+	if i := strings.LastIndexAny(cut, sentenceTerminals); i > len(cut)/2 {
+		return strings.TrimSpace(cut[:i+1])
+	}
+	cut = string(runes[:max-1])
+	if i := strings.LastIndexByte(cut, ' '); i > len(cut)/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimSpace(cut) + ellipsis
+}

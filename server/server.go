@@ -1,0 +1,174 @@
+// Package server is the storefront's HTTP surface: it mounts the buyer
+// transports, the admin API and console, health and metrics on one echo
+// instance, routes each request to its publisher, and shuts down
+// gracefully. It holds no business logic.
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/storefront/storefront/agent"
+	"github.com/storefront/storefront/mcpserver"
+	"github.com/storefront/storefront/store"
+)
+
+// MaxBody is the largest request body accepted, in bytes.
+const MaxBody = 1 << 20
+
+// Config configures a server.
+type Config struct {
+	Addr string
+	// DefaultPublisher is served at the plain paths.
+	DefaultPublisher string
+	Agent            *agent.Agent
+	Store            store.Store
+	StoreKind        string
+	Version          string
+	Log              *slog.Logger
+}
+
+// Server is the running HTTP server.
+type Server struct {
+	cfg  Config
+	Echo *echo.Echo
+	ln   net.Listener
+	http *http.Server
+}
+
+// New builds the server and its routes.
+func New(cfg Config) *Server {
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	s := &Server{cfg: cfg, Echo: e}
+	e.Use(middleware.Recover())
+	e.Use(s.accessLog)
+
+	e.GET("/healthz", s.health)
+
+	mcpHandler := echo.WrapHandler(mcpserver.Handler(mcpserver.New(cfg.Agent, cfg.Version)))
+	limit := middleware.BodyLimit("1M")
+	e.Any("/mcp", mcpHandler, limit, s.publisher(""))
+	e.Any("/p/:publisher/mcp", mcpHandler, limit, s.publisher("publisher"))
+	return s
+}
+
+// publisher resolves the publisher a request is for: the path parameter
+// when param is set, the default publisher otherwise. An unknown publisher
+// is a 404, the same as an unknown path.
+func (s *Server) publisher(param string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			id := s.cfg.DefaultPublisher
+			if param != "" {
+				id = c.Param(param)
+			}
+			if _, err := s.cfg.Store.Publisher(c.Request().Context(), id); err != nil {
+				if errors.Is(err, store.ErrNotFound) {
+					return echo.NewHTTPError(http.StatusNotFound, "not found")
+				}
+				return echo.NewHTTPError(http.StatusServiceUnavailable, "storage unavailable")
+			}
+			r := c.Request()
+			c.SetRequest(r.WithContext(mcpserver.WithPublisher(r.Context(), id)))
+			return next(c)
+		}
+	}
+}
+
+func (s *Server) health(c echo.Context) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
+	defer cancel()
+	if _, err := s.cfg.Store.Versions(ctx, s.cfg.DefaultPublisher); err != nil {
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "store": s.cfg.StoreKind})
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "store": s.cfg.StoreKind, "version": s.cfg.Version})
+}
+
+// accessLog logs each request at debug level and server errors at warn.
+func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		if err != nil {
+			c.Error(err)
+		}
+		status := c.Response().Status
+		level := slog.LevelDebug
+		if status >= 500 {
+			level = slog.LevelWarn
+		}
+		s.cfg.Log.Log(c.Request().Context(), level, "http",
+			"method", c.Request().Method, "path", c.Request().URL.Path, "status", status,
+			"duration_ms", float64(time.Since(start).Microseconds())/1000)
+		return nil
+	}
+}
+
+// Listen binds the address. It is separate from Serve so callers (and
+// tests) learn the bound address, even for port 0, before serving.
+func (s *Server) Listen() error {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return err
+	}
+	s.ln = ln
+	return nil
+}
+
+// Addr is the bound address.
+func (s *Server) Addr() string {
+	if s.ln == nil {
+		return s.cfg.Addr
+	}
+	return s.ln.Addr().String()
+}
+
+// Serve serves until ctx ends, then shuts down gracefully, letting
+// in-flight requests finish for up to ten seconds.
+func (s *Server) Serve(ctx context.Context) error {
+	if s.ln == nil {
+		if err := s.Listen(); err != nil {
+			return err
+		}
+	}
+	s.http = &http.Server{Handler: s.Echo, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	errc := make(chan error, 1)
+	go func() { errc <- s.http.Serve(s.ln) }()
+	select {
+	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return err
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := s.http.Shutdown(shut); err != nil {
+		return err
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// BaseURL is the server's http:// base.
+func (s *Server) BaseURL() string {
+	addr := s.Addr()
+	if strings.HasPrefix(addr, "[::]") || strings.HasPrefix(addr, "0.0.0.0") {
+		_, port, _ := net.SplitHostPort(addr)
+		addr = "127.0.0.1:" + port
+	}
+	return "http://" + addr
+}

@@ -1,0 +1,72 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/storefront/storefront/decline"
+	"github.com/storefront/storefront/ledger"
+	"github.com/storefront/storefront/products"
+)
+
+// Accounts implements products.Accounts over a Store.
+type Accounts struct{ Store Store }
+
+// Resolve finds the account a request names and checks the principal may
+// use it. A principal may use the accounts listed on its token, and the
+// natural-key accounts of the operator it acts as, which are provisioned
+// on first use (buyer-declared accounts). A sandbox principal (a compliance
+// test kit) may use sandbox accounts only, of any operator.
+func (a Accounts) Resolve(ctx context.Context, publisher string, p products.Principal, ref *products.AccountRef) (products.Account, error) {
+	var acct Account
+	var err error
+	switch {
+	case ref.AccountID != "":
+		acct, err = a.Store.AccountByID(ctx, publisher, ref.AccountID)
+		if errors.Is(err, ErrNotFound) {
+			return products.Account{}, products.ErrAccountNotFound
+		}
+		if err != nil {
+			return products.Account{}, err
+		}
+		allowed := slices.Contains(p.Accounts, acct.ID) || (p.Operator != "" && p.Operator == acct.Operator && !p.Sandbox)
+		if p.Sandbox {
+			allowed = acct.Sandbox
+		}
+		if !allowed {
+			return products.Account{}, products.ErrAccountNotFound
+		}
+	default:
+		if p.Sandbox && !ref.Sandbox {
+			return products.Account{}, products.ErrAccountNotFound
+		}
+		if !p.Sandbox && ref.Operator != p.Operator {
+			return products.Account{}, products.ErrAccountNotFound
+		}
+		acct, err = a.Store.EnsureAccount(ctx, publisher, Account{
+			Operator: ref.Operator, BrandDomain: ref.Brand.Domain, BrandID: ref.Brand.BrandID,
+			Sandbox: ref.Sandbox, Disclosure: decline.Exact,
+		})
+		if err != nil {
+			return products.Account{}, err
+		}
+	}
+	return products.Account{Key: acct.ID, Sandbox: acct.Sandbox, Disclosure: acct.Disclosure}, nil
+}
+
+// Ledger implements products.Ledger over a Store.
+type Ledger struct{ Store Store }
+
+// Append implements products.Ledger.
+func (l Ledger) Append(ctx context.Context, r ledger.Record) (ledger.Entry, error) {
+	return l.Store.Append(ctx, r)
+}
+
+// Directives implements products.Directives over a Store.
+type Directives struct{ Store Store }
+
+// Take implements products.Directives.
+func (d Directives) Take(ctx context.Context, publisher, account, principal string) (*products.Directive, error) {
+	return d.Store.TakeDirective(ctx, publisher, account, principal)
+}

@@ -1,0 +1,19 @@
+package store
+
+import "github.com/storefront/storefront/ledger"
+
+// Matches reports whether e passes f. Stores that cannot push a filter
+// into their query language use it; it is the definition the others must
+// agree with.
+func Matches(e ledger.Entry, f DecisionFilter) bool {
+	switch {
+	case f.Arm != "" && e.Arm != f.Arm,
+		f.Slug != "" && e.Slug != f.Slug,
+		f.Account != "" && e.Account != f.Account,
+		!f.Since.IsZero() && e.Time.Before(f.Since),
+		!f.Until.IsZero() && !e.Time.Before(f.Until),
+		f.Before > 0 && e.Sequence >= f.Before:
+		return false
+	}
+	return true
+}

@@ -1,0 +1,522 @@
+// Package memstore is the in-memory Store: the embedded default. It keeps
+// everything in process memory, so every edit is lost when the process
+// stops. It is exact about the Store contract (versions, conflicts,
+// exactly-once directives, one unbroken ledger chain) so that the same
+// conformance suite passes against it and against PostgreSQL.
+package memstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/storefront/storefront/ledger"
+	"github.com/storefront/storefront/merch"
+	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/store"
+)
+
+// Store is an in-memory store.Store.
+type Store struct {
+	mu     sync.Mutex
+	order  []string
+	pubs   map[string]*publisher
+	admins map[string]store.Admin
+	now    func() time.Time
+
+	subMu sync.Mutex
+	subs  map[chan string]struct{}
+}
+
+type publisher struct {
+	info       products.Publisher
+	products   []products.Product
+	catVersion int64
+	rulebooks  []store.RulebookVersion
+	accounts   map[string]store.Account
+	byKey      map[string]string
+	buyers     map[string]store.Buyer
+	chain      []ledger.Entry
+	directives map[string]products.Directive
+}
+
+// New returns an empty store.
+func New() *Store {
+	return &Store{pubs: map[string]*publisher{}, admins: map[string]store.Admin{}, now: time.Now, subs: map[chan string]struct{}{}}
+}
+
+var _ store.Store = (*Store)(nil)
+
+func (s *Store) pub(id string) (*publisher, error) {
+	p, ok := s.pubs[id]
+	if !ok {
+		return nil, store.ErrNotFound
+	}
+	return p, nil
+}
+
+// clone deep-copies through JSON so callers can never alias stored state.
+func clone[T any](v T) T {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	var out T
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic(err)
+	}
+	return out
+}
+
+func (s *Store) Publishers(ctx context.Context) ([]products.Publisher, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]products.Publisher, 0, len(s.order))
+	for _, id := range s.order {
+		out = append(out, s.pubs[id].info)
+	}
+	return out, nil
+}
+
+func (s *Store) Publisher(ctx context.Context, id string) (products.Publisher, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.pub(id)
+	if err != nil {
+		return products.Publisher{}, err
+	}
+	return p.info, nil
+}
+
+func (s *Store) PutPublisher(ctx context.Context, info products.Publisher) error {
+	s.mu.Lock()
+	p, ok := s.pubs[info.ID]
+	if !ok {
+		p = &publisher{accounts: map[string]store.Account{}, byKey: map[string]string{}, buyers: map[string]store.Buyer{}, directives: map[string]products.Directive{}}
+		s.pubs[info.ID] = p
+		s.order = append(s.order, info.ID)
+	}
+	p.info = info
+	s.mu.Unlock()
+	s.notify(info.ID)
+	return nil
+}
+
+func (s *Store) Versions(ctx context.Context, publisher string) (store.Versions, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.pub(publisher)
+	if err != nil {
+		return store.Versions{}, err
+	}
+	return store.Versions{Catalogue: p.catVersion, Rulebook: int64(len(p.rulebooks))}, nil
+}
+
+func (s *Store) Catalogue(ctx context.Context, publisher string) ([]products.Product, int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.pub(publisher)
+	if err != nil {
+		return nil, 0, err
+	}
+	return clone(p.products), p.catVersion, nil
+}
+
+func (s *Store) PutProduct(ctx context.Context, publisher string, prod products.Product, ifMatch int64) (int64, error) {
+	s.mu.Lock()
+	p, err := s.pub(publisher)
+	if err != nil {
+		s.mu.Unlock()
+		return 0, err
+	}
+	if ifMatch != 0 && ifMatch != p.catVersion {
+		s.mu.Unlock()
+		return 0, store.ErrConflict
+	}
+	prod = clone(prod)
+	replaced := false
+	for i := range p.products {
+		if p.products[i].ProductID == prod.ProductID {
+			p.products[i] = prod
+			replaced = true
+		}
+	}
+	if !replaced {
+		p.products = append(p.products, prod)
+	}
+	p.catVersion++
+	v := p.catVersion
+	s.mu.Unlock()
+	s.notify(publisher)
+	return v, nil
+}
+
+func (s *Store) DeleteProduct(ctx context.Context, publisher, productID string, ifMatch int64) (int64, error) {
+	s.mu.Lock()
+	p, err := s.pub(publisher)
+	if err != nil {
+		s.mu.Unlock()
+		return 0, err
+	}
+	if ifMatch != 0 && ifMatch != p.catVersion {
+		s.mu.Unlock()
+		return 0, store.ErrConflict
+	}
+	idx := -1
+	for i := range p.products {
+		if p.products[i].ProductID == productID {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		s.mu.Unlock()
+		return 0, store.ErrNotFound
+	}
+	p.products = append(p.products[:idx:idx], p.products[idx+1:]...)
+	p.catVersion++
+	v := p.catVersion
+	s.mu.Unlock()
+	s.notify(publisher)
+	return v, nil
+}
+
+func (s *Store) Rulebook(ctx context.Context, publisher string) (store.RulebookVersion, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.pub(publisher)
+	if err != nil {
+		return store.RulebookVersion{}, err
+	}
+	if len(p.rulebooks) == 0 {
+		return store.RulebookVersion{}, store.ErrNotFound
+	}
+	return clone(p.rulebooks[len(p.rulebooks)-1]), nil
+}
+
+func (s *Store) RulebookAt(ctx context.Context, publisher string, version int64) (store.RulebookVersion, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.pub(publisher)
+	if err != nil {
+		return store.RulebookVersion{}, err
+	}
+	if version < 1 || version > int64(len(p.rulebooks)) {
+		return store.RulebookVersion{}, store.ErrNotFound
+	}
+	return clone(p.rulebooks[version-1]), nil
+}
+
+func (s *Store) RulebookHistory(ctx context.Context, publisher string) ([]store.RulebookVersion, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.pub(publisher)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.RulebookVersion, 0, len(p.rulebooks))
+	for i := len(p.rulebooks) - 1; i >= 0; i-- {
+		out = append(out, clone(p.rulebooks[i]))
+	}
+	return out, nil
+}
+
+func (s *Store) SaveRulebook(ctx context.Context, publisher string, rb merch.Rulebook, ifMatch int64, author, note string) (store.RulebookVersion, error) {
+	s.mu.Lock()
+	p, err := s.pub(publisher)
+	if err != nil {
+		s.mu.Unlock()
+		return store.RulebookVersion{}, err
+	}
+	if ifMatch != int64(len(p.rulebooks)) {
+		s.mu.Unlock()
+		return store.RulebookVersion{}, store.ErrConflict
+	}
+	v := store.RulebookVersion{Version: int64(len(p.rulebooks)) + 1, Rulebook: clone(rb), CreatedAt: s.now().UTC(), Author: author, Note: note}
+	p.rulebooks = append(p.rulebooks, v)
+	s.mu.Unlock()
+	s.notify(publisher)
+	return clone(v), nil
+}
+
+func (s *Store) AccountByID(ctx context.Context, publisher, id string) (store.Account, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.pub(publisher)
+	if err != nil {
+		return store.Account{}, err
+	}
+	a, ok := p.accounts[id]
+	if !ok {
+		return store.Account{}, store.ErrNotFound
+	}
+	return a, nil
+}
+
+func (s *Store) AccountByKey(ctx context.Context, publisher, key string) (store.Account, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.pub(publisher)
+	if err != nil {
+		return store.Account{}, err
+	}
+	id, ok := p.byKey[key]
+	if !ok {
+		return store.Account{}, store.ErrNotFound
+	}
+	return p.accounts[id], nil
+}
+
+func (s *Store) EnsureAccount(ctx context.Context, publisher string, a store.Account) (store.Account, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.pub(publisher)
+	if err != nil {
+		return store.Account{}, err
+	}
+	if id, ok := p.byKey[a.NaturalKey()]; ok {
+		return p.accounts[id], nil
+	}
+	if a.ID == "" {
+		a.ID = "acct_" + randomHex(8)
+	}
+	if _, taken := p.accounts[a.ID]; taken {
+		return store.Account{}, store.ErrExists
+	}
+	a.CreatedAt = s.now().UTC()
+	p.accounts[a.ID] = a
+	p.byKey[a.NaturalKey()] = a.ID
+	return a, nil
+}
+
+func (s *Store) PutAccount(ctx context.Context, publisher string, a store.Account) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.pub(publisher)
+	if err != nil {
+		return err
+	}
+	if old, ok := p.accounts[a.ID]; ok {
+		delete(p.byKey, old.NaturalKey())
+		a.CreatedAt = old.CreatedAt
+	} else {
+		a.CreatedAt = s.now().UTC()
+	}
+	if id, ok := p.byKey[a.NaturalKey()]; ok && id != a.ID {
+		return store.ErrExists
+	}
+	p.accounts[a.ID] = a
+	p.byKey[a.NaturalKey()] = a.ID
+	return nil
+}
+
+func (s *Store) ListAccounts(ctx context.Context, publisher string) ([]store.Account, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.pub(publisher)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.Account, 0, len(p.accounts))
+	for _, a := range p.accounts {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+func (s *Store) PutBuyerToken(ctx context.Context, publisher, digest string, b store.Buyer) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.pub(publisher)
+	if err != nil {
+		return err
+	}
+	p.buyers[digest] = clone(b)
+	return nil
+}
+
+func (s *Store) BuyerByToken(ctx context.Context, publisher, digest string) (store.Buyer, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.pub(publisher)
+	if err != nil {
+		return store.Buyer{}, err
+	}
+	b, ok := p.buyers[digest]
+	if !ok {
+		return store.Buyer{}, store.ErrNotFound
+	}
+	return clone(b), nil
+}
+
+func (s *Store) PutAdminToken(ctx context.Context, digest string, a store.Admin) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.pub(a.Publisher); err != nil {
+		return err
+	}
+	s.admins[digest] = a
+	return nil
+}
+
+func (s *Store) AdminByToken(ctx context.Context, digest string) (store.Admin, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.admins[digest]
+	if !ok {
+		return store.Admin{}, store.ErrNotFound
+	}
+	return a, nil
+}
+
+func (s *Store) Append(ctx context.Context, r ledger.Record) (ledger.Entry, error) {
+	if err := ctx.Err(); err != nil {
+		return ledger.Entry{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.pub(r.Publisher)
+	if err != nil {
+		return ledger.Entry{}, err
+	}
+	var prev *ledger.Entry
+	if n := len(p.chain); n > 0 {
+		prev = &p.chain[n-1]
+	}
+	r.RuleIDs = append([]string(nil), r.RuleIDs...)
+	e := ledger.Next(prev, r, s.now())
+	p.chain = append(p.chain, e)
+	return e, nil
+}
+
+func (s *Store) Decisions(ctx context.Context, publisher string, f store.DecisionFilter) ([]ledger.Entry, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.pub(publisher)
+	if err != nil {
+		return nil, err
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	var out []ledger.Entry
+	for i := len(p.chain) - 1; i >= 0 && len(out) < limit; i-- {
+		e := p.chain[i]
+		if store.Matches(e, f) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) WalkLedger(ctx context.Context, publisher string, fn func(ledger.Entry) error) error {
+	s.mu.Lock()
+	p, err := s.pub(publisher)
+	if err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	chain := append([]ledger.Entry(nil), p.chain...)
+	s.mu.Unlock()
+	for _, e := range chain {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) LedgerLen(ctx context.Context, publisher string) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.pub(publisher)
+	if err != nil {
+		return 0, err
+	}
+	return int64(len(p.chain)), nil
+}
+
+// Tamper replaces one ledger entry in place. It exists for tests that show
+// verification catches an altered row.
+func (s *Store) Tamper(publisher string, seq int64, edit func(*ledger.Entry)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p, ok := s.pubs[publisher]; ok && seq >= 1 && seq <= int64(len(p.chain)) {
+		edit(&p.chain[seq-1])
+	}
+}
+
+func directiveKey(account, principal string) string { return account + "\x00" + principal }
+
+func (s *Store) SetDirective(ctx context.Context, publisher, account, principal string, d products.Directive) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.pub(publisher)
+	if err != nil {
+		return err
+	}
+	p.directives[directiveKey(account, principal)] = clone(d)
+	return nil
+}
+
+func (s *Store) TakeDirective(ctx context.Context, publisher, account, principal string) (*products.Directive, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.pub(publisher)
+	if err != nil {
+		return nil, err
+	}
+	k := directiveKey(account, principal)
+	d, ok := p.directives[k]
+	if !ok {
+		return nil, nil
+	}
+	delete(p.directives, k)
+	return &d, nil
+}
+
+func (s *Store) Changes(ctx context.Context) <-chan string {
+	ch := make(chan string, 16)
+	s.subMu.Lock()
+	s.subs[ch] = struct{}{}
+	s.subMu.Unlock()
+	go func() {
+		<-ctx.Done()
+		s.subMu.Lock()
+		delete(s.subs, ch)
+		close(ch)
+		s.subMu.Unlock()
+	}()
+	return ch
+}
+
+func (s *Store) notify(publisher string) {
+	s.subMu.Lock()
+	defer s.subMu.Unlock()
+	for ch := range s.subs {
+		select {
+		case ch <- publisher:
+		default:
+			// A slow subscriber misses a duplicate signal, not a change:
+			// snapshots compare versions on every request anyway.
+		}
+	}
+}
+
+func (s *Store) Close() error { return nil }
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b)
+}

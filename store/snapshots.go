@@ -1,0 +1,139 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/storefront/storefront/merch"
+	"github.com/storefront/storefront/products"
+)
+
+// Snapshots serves products.Snapshot values from a Store. It keeps the last
+// snapshot of each publisher and rebuilds it, whole, when the store's
+// versions move on. A request always gets one snapshot built from one
+// catalogue version and one rulebook version.
+type Snapshots struct {
+	Store Store
+
+	mu    sync.Mutex
+	cache map[string]*products.Snapshot
+	// building serialises rebuilds per publisher so a burst of requests
+	// after an edit builds the deny-list once.
+	building map[string]*sync.Mutex
+}
+
+// NewSnapshots returns a snapshot cache over s.
+func NewSnapshots(s Store) *Snapshots {
+	return &Snapshots{Store: s, cache: map[string]*products.Snapshot{}, building: map[string]*sync.Mutex{}}
+}
+
+// Snapshot implements products.Snapshots.
+func (c *Snapshots) Snapshot(ctx context.Context, publisher string) (*products.Snapshot, error) {
+	v, err := c.Store.Versions(ctx, publisher)
+	if errors.Is(err, ErrNotFound) {
+		return nil, products.ErrUnknownPublisher
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s := c.cached(publisher); s != nil && s.CatalogueVersion == v.Catalogue && s.RulebookVersion == v.Rulebook {
+		return s, nil
+	}
+	lock := c.lock(publisher)
+	lock.Lock()
+	defer lock.Unlock()
+	if s := c.cached(publisher); s != nil && s.CatalogueVersion >= v.Catalogue && s.RulebookVersion >= v.Rulebook {
+		return s, nil
+	}
+	s, err := c.Build(ctx, publisher)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if old := c.cache[publisher]; old == nil || old.CatalogueVersion <= s.CatalogueVersion && old.RulebookVersion <= s.RulebookVersion {
+		c.cache[publisher] = s
+	}
+	c.mu.Unlock()
+	return s, nil
+}
+
+// Invalidate drops a publisher's cached snapshot.
+func (c *Snapshots) Invalidate(publisher string) {
+	c.mu.Lock()
+	delete(c.cache, publisher)
+	c.mu.Unlock()
+}
+
+func (c *Snapshots) cached(publisher string) *products.Snapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cache[publisher]
+}
+
+func (c *Snapshots) lock(publisher string) *sync.Mutex {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l, ok := c.building[publisher]
+	if !ok {
+		l = &sync.Mutex{}
+		c.building[publisher] = l
+	}
+	return l
+}
+
+// Build reads the publisher's current catalogue and rulebook and builds a
+// snapshot. If either changes while it reads, it reads again, so the
+// snapshot never mixes versions.
+func (c *Snapshots) Build(ctx context.Context, publisher string) (*products.Snapshot, error) {
+	for attempt := 0; attempt < 5; attempt++ {
+		info, err := c.Store.Publisher(ctx, publisher)
+		if err != nil {
+			if errors.Is(err, ErrNotFound) {
+				return nil, products.ErrUnknownPublisher
+			}
+			return nil, err
+		}
+		catalogue, catVersion, err := c.Store.Catalogue(ctx, publisher)
+		if err != nil {
+			return nil, err
+		}
+		var rb *merch.Rulebook
+		rv, err := c.Store.Rulebook(ctx, publisher)
+		switch {
+		case errors.Is(err, ErrNotFound):
+		case err != nil:
+			return nil, err
+		default:
+			if verr := rv.Rulebook.Validate(); verr != nil {
+				// A stored rulebook that no longer validates cannot be
+				// evaluated: serve no products rather than guess.
+				return products.NewSnapshot(info, catalogue, catVersion, nil, rv.Version), nil
+			}
+			r := rv.Rulebook
+			rb = &r
+		}
+		after, err := c.Store.Versions(ctx, publisher)
+		if err != nil {
+			return nil, err
+		}
+		if after.Catalogue == catVersion && after.Rulebook == rv.Version {
+			return products.NewSnapshot(info, catalogue, catVersion, rb, rv.Version), nil
+		}
+	}
+	return nil, fmt.Errorf("publisher %s kept changing while its snapshot was built", publisher)
+}
+
+// Watch invalidates cached snapshots as the store reports changes, until
+// ctx ends. Requests compare versions anyway; watching makes the rebuild
+// happen before the next request rather than during it.
+func (c *Snapshots) Watch(ctx context.Context) {
+	for id := range c.Store.Changes(ctx) {
+		go func(id string) {
+			if _, err := c.Snapshot(context.WithoutCancel(ctx), id); err != nil {
+				c.Invalidate(id)
+			}
+		}(id)
+	}
+}
