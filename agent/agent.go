@@ -59,7 +59,7 @@ type Agent struct {
 	Sandbox bool
 	Log     *slog.Logger
 
-	tools []*Tool
+	tools  []*Tool
 	byName map[string]*Tool
 }
 

@@ -39,11 +39,11 @@ const minSubstring = 5
 // DenyList is an immutable, compiled set of terms. Build a new one when the
 // rulebook or catalogue changes and swap it in whole.
 type DenyList struct {
-	terms     []Term          // as given, in pattern order for the automaton
-	ac        *ahocorasick.Automaton
-	patterns  []int           // automaton pattern id -> index into terms
-	words     map[string]int  // skeleton -> index into terms, for short terms
-	ignored   []Term          // terms dropped because they are public words
+	terms    []Term // as given, in pattern order for the automaton
+	ac       *ahocorasick.Automaton
+	patterns []int          // automaton pattern id -> index into terms
+	words    map[string]int // skeleton -> index into terms, for short terms
+	ignored  []Term         // terms dropped because they are public words
 }
 
 // NewDenyList compiles terms. Terms whose skeleton is empty, or that occur in
@@ -113,7 +113,6 @@ func inLexicon(term string, lexicon []string) bool {
 	}
 	return false
 }
-
 
 // Len is the number of active terms.
 func (d *DenyList) Len() int {

@@ -23,8 +23,8 @@ func invisible(r rune) bool {
 	case unicode.Is(unicode.Cf, r):
 		return true
 	case r == 0x034F, // combining grapheme joiner
-		r >= 0xFE00 && r <= 0xFE0F,   // variation selectors
-		r >= 0xE0100 && r <= 0xE01EF, // variation selectors supplement
+		r >= 0xFE00 && r <= 0xFE0F,                               // variation selectors
+		r >= 0xE0100 && r <= 0xE01EF,                             // variation selectors supplement
 		r == 0x115F || r == 0x1160 || r == 0x3164 || r == 0xFFA0, // hangul fillers
 		r == 0x2800: // braille blank
 		return true

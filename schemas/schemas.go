@@ -31,9 +31,9 @@ const Base = "https://storefront.github.io/schemas/"
 
 // Files maps each published file to its generator.
 var Files = map[string]func(commentsFrom string) ([]byte, error){
-	"rulebook.schema.json":             Rulebook,
+	"rulebook.schema.json":              Rulebook,
 	"get-products-response.schema.json": GetProductsResponse,
-	"decline-vocabulary.json":          Vocabulary,
+	"decline-vocabulary.json":           Vocabulary,
 }
 
 // reflector maps the domain's string types onto their schemas, so the
