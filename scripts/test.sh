@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The storefront's one test command. It installs and starts what the tests
+# need (PostgreSQL, the pinned npm buyer clients), then runs go vet and the
+# whole test suite. .ci/run calls it with CI=true, under which tests that
+# cannot find what they need fail instead of skipping.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '\n==> %s\n' "$*"; }
+
+# PostgreSQL: start the local cluster if it is down, then point the tests
+# at it. A database of the caller's choosing wins.
+say "PostgreSQL"
+if [ -z "${STOREFRONT_TEST_DATABASE_URL:-}" ]; then
+  export STOREFRONT_TEST_DATABASE_URL="postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
+  if command -v pg_isready >/dev/null 2>&1; then
+    if ! pg_isready -q -h 127.0.0.1 -p 5432; then
+      if command -v pg_ctlcluster >/dev/null 2>&1 && [ -d /etc/postgresql ]; then
+        echo "starting the local PostgreSQL cluster"
+        pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start || true
+      fi
+      for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+    fi
+    pg_isready -h 127.0.0.1 -p 5432 || echo "PostgreSQL is not reachable: database tests will skip (or fail under CI=true)"
+  else
+    echo "pg_isready not found: database tests will skip (or fail under CI=true)"
+  fi
+fi
+
+# The real buyer client, pinned by e2e/package-lock.json.
+say "npm packages (e2e/)"
+if command -v npm >/dev/null 2>&1; then
+  (cd e2e && npm ci --no-audit --no-fund --loglevel=error)
+else
+  echo "npm not found: end-to-end tests with the @adcp/sdk client will skip (or fail under CI=true)"
+fi
+
+say "go vet"
+go vet ./...
+
+say "go test"
+go test -count=1 ./...
