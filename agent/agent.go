@@ -145,6 +145,14 @@ func authFailure(env outcome.Envelope, err error) outcome.Outcome {
 
 var baseScreen = sanitize.New(sanitize.NewDenyList(sanitize.VendorTerms(), nil))
 
+// ReplyFor is the reply a transport sends for a get_products result: the
+// result's exact payload, its failure marker and its _meta.
+func ReplyFor(res products.Result) Reply {
+	r := reply(res.Outcome)
+	r.Payload = res.Payload
+	return r
+}
+
 func reply(o outcome.Outcome) Reply {
 	payload, err := o.Encode()
 	if err != nil {

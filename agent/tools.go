@@ -107,10 +107,7 @@ func (a *Agent) getProductsTool() *Tool {
 				}
 				return reply(authFailure(outcome.Envelope{Version: v, Context: ctxRaw}, authErr))
 			}
-			res := a.Products.GetProducts(ctx, products.Call{PublisherID: c.Publisher, Principal: p, Args: c.Args})
-			r := reply(res.Outcome)
-			r.Payload = res.Payload
-			return r
+			return ReplyFor(a.Products.GetProducts(ctx, products.Call{PublisherID: c.Publisher, Principal: p, Args: c.Args}))
 		},
 	}
 }

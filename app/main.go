@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storefront/storefront/admin"
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/products"
@@ -38,9 +39,10 @@ type Main struct {
 	Sandbox  bool
 	LogLevel string
 	LogJSON  bool
-	// DemoBuyerToken fixes the demo buyer token of the embedded default
-	// instead of generating one.
+	// DemoBuyerToken and DemoAdminToken fix the demo tokens of the
+	// embedded default instead of generating them.
 	DemoBuyerToken string
+	DemoAdminToken string
 
 	// Now, when set, is the clock the pipeline uses (tests pin it).
 	Now func() time.Time
@@ -77,6 +79,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&m.LogLevel, "log-level", envOr("STOREFRONT_LOG_LEVEL", "info"), "debug, info, warn or error (STOREFRONT_LOG_LEVEL)")
 	fs.BoolVar(&m.LogJSON, "log-json", envBool("STOREFRONT_LOG_JSON"), "log as JSON lines (STOREFRONT_LOG_JSON=1)")
 	fs.StringVar(&m.DemoBuyerToken, "demo-buyer-token", os.Getenv("STOREFRONT_DEMO_BUYER_TOKEN"), "fix the demo buyer token instead of generating one (STOREFRONT_DEMO_BUYER_TOKEN)")
+	fs.StringVar(&m.DemoAdminToken, "demo-admin-token", os.Getenv("STOREFRONT_DEMO_ADMIN_TOKEN"), "fix the demo publisher's admin token instead of generating one (STOREFRONT_DEMO_ADMIN_TOKEN)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -150,6 +153,13 @@ func (m *Main) serve(ctx context.Context) error {
 		store.Buyer{ID: "demo-buyer", Operator: "pinnacle-agency.example"}); err != nil {
 		return err
 	}
+	adminToken := m.DemoAdminToken
+	if adminToken == "" {
+		adminToken = admin.NewToken("sf_admin_")
+	}
+	if err := s.PutAdminToken(ctx, store.TokenDigest(adminToken), store.Admin{Publisher: demo.PublisherID, Name: "demo"}); err != nil {
+		return err
+	}
 
 	snaps := store.NewSnapshots(s)
 	go snaps.Watch(ctx)
@@ -162,8 +172,12 @@ func (m *Main) serve(ctx context.Context) error {
 		Log:        m.log,
 	}
 	a := agent.New(s, svc, snaps, m.Sandbox, m.log)
+	adm := &admin.Handler{
+		Store: s, Snaps: snaps, Log: m.log, Now: m.Now,
+		Preview: &products.Service{Snapshots: snaps, Accounts: admin.PreviewAccounts{Store: s}, Now: m.Now, Log: m.log},
+	}
 	m.Server = server.New(server.Config{
-		Addr: m.Addr, DefaultPublisher: demo.PublisherID, Agent: a, Store: s,
+		Addr: m.Addr, DefaultPublisher: demo.PublisherID, Agent: a, Admin: adm, Store: s,
 		StoreKind: "memory", Version: Version, Log: m.log,
 	})
 	if err := m.Server.Listen(); err != nil {
@@ -172,6 +186,7 @@ func (m *Main) serve(ctx context.Context) error {
 	m.log.Info("storefront serving", "addr", m.Server.Addr(), "mcp", m.Server.BaseURL()+"/mcp",
 		"publisher", demo.PublisherID, "sandbox", m.Sandbox, "version", Version)
 	fmt.Fprintf(m.Stdout, "demo buyer token (operator pinnacle-agency.example): %s\n", buyerToken)
+	fmt.Fprintf(m.Stdout, "demo admin token (publisher %s): %s\n", demo.PublisherID, adminToken)
 	close(m.Ready)
 	err := m.Server.Serve(ctx)
 	if errors.Is(err, context.Canceled) {

@@ -50,15 +50,15 @@ func New(a *agent.Agent, version string) *mcp.Server {
 			if err != nil {
 				return nil, err
 			}
-			return result(r), nil
+			return Result(r), nil
 		})
 	}
 	return s
 }
 
-// result builds the MCP tool result for a reply. The map for _meta is fresh
+// Result builds the MCP tool result for a reply. The map for _meta is fresh
 // for every result: the SDK writes into it.
-func result(r agent.Reply) *mcp.CallToolResult {
+func Result(r agent.Reply) *mcp.CallToolResult {
 	res := &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: string(r.Payload)}},
 		StructuredContent: json.RawMessage(r.Payload),

@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/storefront/storefront/admin"
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/mcpserver"
 	"github.com/storefront/storefront/store"
@@ -30,10 +31,12 @@ type Config struct {
 	// DefaultPublisher is served at the plain paths.
 	DefaultPublisher string
 	Agent            *agent.Agent
-	Store            store.Store
-	StoreKind        string
-	Version          string
-	Log              *slog.Logger
+	// Admin, when set, serves the admin API under /admin/v1.
+	Admin     *admin.Handler
+	Store     store.Store
+	StoreKind string
+	Version   string
+	Log       *slog.Logger
 }
 
 // Server is the running HTTP server.
@@ -59,6 +62,10 @@ func New(cfg Config) *Server {
 	limit := middleware.BodyLimit("1M")
 	e.Any("/mcp", mcpHandler, limit, s.publisher(""))
 	e.Any("/p/:publisher/mcp", mcpHandler, limit, s.publisher("publisher"))
+
+	if cfg.Admin != nil {
+		cfg.Admin.Mount(e)
+	}
 	return s
 }
 

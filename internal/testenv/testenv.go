@@ -19,8 +19,9 @@ import (
 type Env struct {
 	Main    *app.Main
 	BaseURL string
-	// BuyerToken is the demo buyer token the program printed.
+	// BuyerToken and AdminToken are the demo tokens the program printed.
 	BuyerToken string
+	AdminToken string
 	out        *syncBuffer
 }
 
@@ -54,6 +55,9 @@ func Start(t testing.TB, args ...string) *Env {
 	e := &Env{Main: m, BaseURL: m.Server.BaseURL(), out: out}
 	if mt := regexp.MustCompile(`demo buyer token[^:]*: (\S+)`).FindStringSubmatch(out.String()); mt != nil {
 		e.BuyerToken = mt[1]
+	}
+	if mt := regexp.MustCompile(`demo admin token[^:]*: (\S+)`).FindStringSubmatch(out.String()); mt != nil {
+		e.AdminToken = mt[1]
 	}
 	t.Cleanup(func() {
 		cancel()

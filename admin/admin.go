@@ -1,0 +1,177 @@
+package admin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/store"
+)
+
+// Handler serves the admin API.
+type Handler struct {
+	Store store.Store
+	// Preview answers preview requests; it must have no ledger and no
+	// directives, so previews change nothing.
+	Preview *products.Service
+	Snaps   *store.Snapshots
+	Log     *slog.Logger
+	Now     func() time.Time
+}
+
+// MaxBody is the largest admin request body, in bytes.
+const MaxBody = 2 << 20
+
+type adminKey struct{}
+
+// Mount adds the admin API to e under /admin/v1.
+func (h *Handler) Mount(e *echo.Echo) {
+	g := e.Group("/admin/v1", h.problems, middleware.BodyLimit("2M"), h.authenticate)
+	g.GET("/whoami", h.whoami)
+	p := g.Group("/publishers/:publisher", h.scope)
+	p.GET("", h.getPublisher)
+	p.PUT("", h.putPublisher)
+
+	p.GET("/products", h.listProducts)
+	p.GET("/products/:id", h.getProduct)
+	p.PUT("/products/:id", h.putProduct)
+	p.DELETE("/products/:id", h.deleteProduct)
+
+	p.GET("/rulebook", h.getRulebook)
+	p.PUT("/rulebook", h.putRulebook)
+	p.POST("/rulebook/validate", h.validateRulebook)
+	p.POST("/rulebook/preview", h.previewDraft)
+	p.GET("/rulebook/versions", h.listVersions)
+	p.GET("/rulebook/versions/:version", h.getVersion)
+	p.GET("/rulebook/diff", h.diff)
+	p.POST("/rulebook/rollback", h.rollback)
+	p.GET("/voice", h.getVoice)
+	p.PUT("/voice", h.putVoice)
+
+	p.POST("/preview", h.preview)
+
+	p.GET("/decisions", h.decisions)
+	p.GET("/decisions/stats", h.stats)
+	p.GET("/ledger/verify", h.verify)
+
+	p.GET("/accounts", h.listAccounts)
+	p.PUT("/accounts/:id", h.putAccount)
+	p.POST("/buyer-tokens", h.createBuyerToken)
+}
+
+// problems makes every error in the group render as problem+json.
+func (h *Handler) problems(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if err := next(c); err != nil {
+			h.errorHandler(err, c)
+		}
+		return nil
+	}
+}
+
+// authenticate resolves the admin bearer token.
+func (h *Handler) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		scheme, token, ok := strings.Cut(c.Request().Header.Get("Authorization"), " ")
+		token = strings.TrimSpace(token)
+		if !ok || !strings.EqualFold(scheme, "bearer") || token == "" {
+			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="storefront-admin"`)
+			return newProblem(http.StatusUnauthorized, "unauthorized", "Unauthorized", "send Authorization: Bearer <admin token>")
+		}
+		a, err := h.Store.AdminByToken(c.Request().Context(), store.TokenDigest(token))
+		if errors.Is(err, store.ErrNotFound) {
+			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="storefront-admin", error="invalid_token"`)
+			return newProblem(http.StatusUnauthorized, "unauthorized", "Unauthorized", "the admin token was not accepted")
+		}
+		if err != nil {
+			return err
+		}
+		c.Set("admin", a)
+		return next(c)
+	}
+}
+
+// scope refuses any publisher but the token's with the same 404 as a
+// publisher that does not exist.
+func (h *Handler) scope(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if c.Param("publisher") != admin(c).Publisher {
+			return notFound()
+		}
+		return next(c)
+	}
+}
+
+func admin(c echo.Context) store.Admin {
+	a, _ := c.Get("admin").(store.Admin)
+	return a
+}
+
+func pub(c echo.Context) string { return admin(c).Publisher }
+
+func (h *Handler) whoami(c echo.Context) error {
+	a := admin(c)
+	return c.JSON(http.StatusOK, map[string]string{"publisher": a.Publisher, "token_name": a.Name})
+}
+
+func (h *Handler) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+// body reads the request body whole.
+func body(c echo.Context) ([]byte, error) {
+	b, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, newProblem(http.StatusRequestEntityTooLarge, "too-large", "Body too large", "the body is larger than 2 MiB")
+		}
+		return nil, err
+	}
+	return b, nil
+}
+
+// ifMatch reads the If-Match version. Writes require it: without it a
+// concurrent edit could be lost.
+func ifMatch(c echo.Context) (int64, error) {
+	h := strings.TrimSpace(c.Request().Header.Get("If-Match"))
+	if h == "" {
+		return 0, newProblem(http.StatusPreconditionRequired, "precondition-required", "If-Match required",
+			"send the version you edited in If-Match (the ETag of your last read) so that a concurrent edit cannot be lost")
+	}
+	h = strings.TrimPrefix(h, "W/")
+	h = strings.Trim(h, `"`)
+	v, err := strconv.ParseInt(h, 10, 64)
+	if err != nil || v < 0 {
+		return 0, newProblem(http.StatusBadRequest, "bad-if-match", "Bad If-Match", "If-Match must be a version number such as \"3\"")
+	}
+	return v, nil
+}
+
+func etag(c echo.Context, v int64) {
+	c.Response().Header().Set("ETag", `"`+strconv.FormatInt(v, 10)+`"`)
+}
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+// isUnavailable reports errors that mean the database cannot be reached.
+func isUnavailable(err error) bool {
+	var ne net.Error
+	var oe *net.OpError
+	return errors.As(err, &ne) || errors.As(err, &oe) || errors.Is(err, context.DeadlineExceeded) ||
+		strings.Contains(err.Error(), "connect") || strings.Contains(err.Error(), "closed pool")
+}

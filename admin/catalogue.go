@@ -1,0 +1,165 @@
+package admin
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/store"
+)
+
+// PublisherSettings are the publisher fields an admin may change.
+type PublisherSettings struct {
+	Name   string `json:"name"`
+	Domain string `json:"domain"`
+	// AnonymousDiscovery lets buyers call get_products without
+	// credentials for public (account-less) requests.
+	AnonymousDiscovery bool `json:"anonymous_discovery"`
+}
+
+func (h *Handler) getPublisher(c echo.Context) error {
+	p, err := h.Store.Publisher(c.Request().Context(), pub(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, p)
+}
+
+func (h *Handler) putPublisher(c echo.Context) error {
+	b, err := body(c)
+	if err != nil {
+		return err
+	}
+	var s PublisherSettings
+	if err := problem.Decode(b, &s); err != nil {
+		return invalid(err, "")
+	}
+	var v problem.Invalid
+	if s.Name == "" || len([]rune(s.Name)) > 200 {
+		v.Add("/name", "name is required and at most 200 characters")
+	}
+	if s.Domain == "" {
+		v.Add("/domain", "domain is required")
+	}
+	if err := v.Err(); err != nil {
+		return invalid(err, "")
+	}
+	p := products.Publisher{ID: pub(c), Name: s.Name, Domain: s.Domain, AnonymousDiscovery: s.AnonymousDiscovery}
+	if err := h.Store.PutPublisher(c.Request().Context(), p); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, p)
+}
+
+// Catalogue is the product list with its version.
+type Catalogue struct {
+	Version  int64              `json:"catalogue_version"`
+	Products []products.Product `json:"products"`
+}
+
+func (h *Handler) listProducts(c echo.Context) error {
+	ps, v, err := h.Store.Catalogue(c.Request().Context(), pub(c))
+	if err != nil {
+		return err
+	}
+	if ps == nil {
+		ps = []products.Product{}
+	}
+	etag(c, v)
+	return c.JSON(http.StatusOK, Catalogue{Version: v, Products: ps})
+}
+
+func (h *Handler) getProduct(c echo.Context) error {
+	ps, v, err := h.Store.Catalogue(c.Request().Context(), pub(c))
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if p.ProductID == c.Param("id") {
+			etag(c, v)
+			return c.JSON(http.StatusOK, p)
+		}
+	}
+	return notFound()
+}
+
+func (h *Handler) putProduct(c echo.Context) error {
+	match, err := ifMatch(c)
+	if err != nil {
+		return err
+	}
+	b, err := body(c)
+	if err != nil {
+		return err
+	}
+	var p products.Product
+	if err := problem.Decode(b, &p); err != nil {
+		return invalid(err, "")
+	}
+	if p.ProductID == "" {
+		p.ProductID = c.Param("id")
+	}
+	if p.ProductID != c.Param("id") {
+		return invalid(problem.Invalid{{Pointer: "/product_id", Detail: "product_id must equal the id in the URL"}}, "")
+	}
+	if err := p.Validate(); err != nil {
+		return invalid(err, "")
+	}
+	if match, err = h.catalogueMatch(c, match); err != nil {
+		return err
+	}
+	v, err := h.Store.PutProduct(c.Request().Context(), pub(c), p, match)
+	if err != nil {
+		return h.writeErr(c, err)
+	}
+	etag(c, v)
+	return c.JSON(http.StatusOK, map[string]any{"catalogue_version": v, "product": p})
+}
+
+func (h *Handler) deleteProduct(c echo.Context) error {
+	match, err := ifMatch(c)
+	if err != nil {
+		return err
+	}
+	if match, err = h.catalogueMatch(c, match); err != nil {
+		return err
+	}
+	v, err := h.Store.DeleteProduct(c.Request().Context(), pub(c), c.Param("id"), match)
+	if err != nil {
+		return h.writeErr(c, err)
+	}
+	etag(c, v)
+	return c.JSON(http.StatusOK, map[string]any{"catalogue_version": v})
+}
+
+// catalogueMatch turns the If-Match version into the store's ifMatch. The
+// store reads 0 as "no check", so If-Match "0" (an empty catalogue) is
+// checked here by reading the version first.
+func (h *Handler) catalogueMatch(c echo.Context, v int64) (int64, error) {
+	if v != 0 {
+		return v, nil
+	}
+	vs, err := h.Store.Versions(c.Request().Context(), pub(c))
+	if err != nil {
+		return 0, err
+	}
+	if vs.Catalogue != 0 {
+		return 0, stale(vs.Catalogue)
+	}
+	return 0, nil
+}
+
+// writeErr turns a store conflict into the stale-edit problem carrying the
+// current version.
+func (h *Handler) writeErr(c echo.Context, err error) error {
+	if err == store.ErrConflict {
+		vs, verr := h.Store.Versions(c.Request().Context(), pub(c))
+		if verr != nil {
+			return verr
+		}
+		return stale(vs.Catalogue)
+	}
+	return err
+}

@@ -1,0 +1,245 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/storefront/storefront/decline"
+	"github.com/storefront/storefront/ledger"
+	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/store"
+)
+
+// Decision is one ledger entry as the API returns it. It names internal
+// rule ids: it is for the publisher only.
+type Decision struct {
+	Sequence        int64     `json:"sequence"`
+	Time            time.Time `json:"time"`
+	Account         string    `json:"account,omitempty"`
+	Principal       string    `json:"principal,omitempty"`
+	Arm             string    `json:"arm"`
+	Slug            string    `json:"slug,omitempty"`
+	RuleIDs         []string  `json:"rule_ids"`
+	RulebookVersion int64     `json:"rulebook_version"`
+	RequestDigest   string    `json:"request_digest"`
+	ResponseDigest  string    `json:"response_digest"`
+	Sandbox         bool      `json:"sandbox,omitempty"`
+	Forced          bool      `json:"forced,omitempty"`
+	Hash            string    `json:"entry_hash"`
+	PrevHash        string    `json:"prev_hash"`
+}
+
+func decisionOf(e ledger.Entry) Decision {
+	ids := e.RuleIDs
+	if ids == nil {
+		ids = []string{}
+	}
+	return Decision{
+		Sequence: e.Sequence, Time: e.Time, Account: e.Account, Principal: e.Principal, Arm: e.Arm, Slug: e.Slug,
+		RuleIDs: ids, RulebookVersion: e.RulebookVersion, RequestDigest: e.RequestDigest,
+		ResponseDigest: e.ResponseDigest, Sandbox: e.Sandbox, Forced: e.Forced, Hash: e.Hash, PrevHash: e.PrevHash,
+	}
+}
+
+// filter reads the decision filter from the query string.
+func filterOf(c echo.Context) (store.DecisionFilter, error) {
+	var f store.DecisionFilter
+	var v problem.Invalid
+	q := c.QueryParams()
+	if a := q.Get("arm"); a != "" {
+		arm, ok := ledger.ParseArm(a)
+		if !ok {
+			v.Add("/arm", "arm must be completed, rejected, failed or submitted")
+		}
+		f.Arm = arm
+	}
+	if s := q.Get("slug"); s != "" {
+		if _, err := decline.ParseSlug(s); err != nil {
+			v.Add("/slug", "%v", err)
+		}
+		f.Slug = s
+	}
+	f.Account = q.Get("account")
+	for name, dst := range map[string]*time.Time{"since": &f.Since, "until": &f.Until} {
+		if s := q.Get(name); s != "" {
+			t, err := time.Parse(time.RFC3339, s)
+			if err != nil {
+				v.Add("/"+name, "%s must be an RFC 3339 time such as 2026-11-29T00:00:00Z", name)
+			}
+			*dst = t
+		}
+	}
+	f.Limit = 100
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 1000 {
+			v.Add("/limit", "limit must be between 1 and 1000")
+		}
+		f.Limit = n
+	}
+	if s := q.Get("before"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 1 {
+			v.Add("/before", "before must be a sequence number")
+		}
+		f.Before = n
+	}
+	if err := v.Err(); err != nil {
+		p := invalid(err, "").(*ProblemError)
+		p.P.Status = http.StatusBadRequest
+		p.P.Title = "Invalid query"
+		return f, p
+	}
+	return f, nil
+}
+
+func (h *Handler) decisions(c echo.Context) error {
+	f, err := filterOf(c)
+	if err != nil {
+		return err
+	}
+	es, err := h.Store.Decisions(c.Request().Context(), pub(c), f)
+	if err != nil {
+		return err
+	}
+	out := make([]Decision, 0, len(es))
+	for _, e := range es {
+		out = append(out, decisionOf(e))
+	}
+	next := int64(0)
+	if len(es) == f.Limit && len(es) > 0 {
+		next = es[len(es)-1].Sequence
+	}
+	return c.JSON(http.StatusOK, map[string]any{"decisions": out, "next_before": next})
+}
+
+// VerifyResult is the outcome of walking a publisher's chain.
+type VerifyResult struct {
+	OK      bool   `json:"ok"`
+	Checked int64  `json:"checked"`
+	Total   int64  `json:"total"`
+	Break   *Break `json:"first_break,omitempty"`
+}
+
+// Break names the first broken entry.
+type Break struct {
+	Sequence int64  `json:"sequence"`
+	Reason   string `json:"reason"`
+}
+
+// Verify walks a publisher's chain.
+func Verify(ctx context.Context, s store.Store, publisher string, progress func(checked, total int64)) (VerifyResult, error) {
+	total, err := s.LedgerLen(ctx, publisher)
+	if err != nil {
+		return VerifyResult{}, err
+	}
+	var v ledger.Verifier
+	res := VerifyResult{Total: total}
+	err = s.WalkLedger(ctx, publisher, func(e ledger.Entry) error {
+		if err := v.Check(e); err != nil {
+			return err
+		}
+		if progress != nil {
+			progress(v.Checked(), total)
+		}
+		return nil
+	})
+	res.Checked = v.Checked()
+	var b *ledger.Break
+	switch {
+	case errors.As(err, &b):
+		res.Break = &Break{Sequence: b.Sequence, Reason: b.Reason}
+	case err != nil:
+		return res, err
+	default:
+		res.OK = true
+	}
+	return res, nil
+}
+
+func (h *Handler) verify(c echo.Context) error {
+	res, err := Verify(c.Request().Context(), h.Store, pub(c), nil)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, res)
+}
+
+// Stats are counts for the console's charts: decisions per arm, declines
+// per slug per day, and briefs that came back after a fixable decline.
+type Stats struct {
+	Since   time.Time                 `json:"since"`
+	Arms    map[string]int            `json:"arms"`
+	Slugs   map[string]int            `json:"slugs"`
+	PerDay  map[string]map[string]int `json:"declines_per_day"`
+	Returns ReturnStats               `json:"returns_after_fixable_decline"`
+}
+
+// ReturnStats count accounts that asked again after a fixable decline.
+type ReturnStats struct {
+	// Declined is the number of fixable declines to an account.
+	Declined int `json:"declined"`
+	// Returned is how many of them the same account followed with
+	// another request; Converted, with one that was answered with
+	// products.
+	Returned  int            `json:"returned"`
+	Converted int            `json:"converted"`
+	BySlug    map[string]int `json:"converted_by_slug"`
+}
+
+func (h *Handler) stats(c echo.Context) error {
+	days := 30
+	if s := c.QueryParam("days"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 366 {
+			return newProblem(http.StatusBadRequest, "invalid", "Invalid query", "days must be between 1 and 366")
+		}
+		days = n
+	}
+	since := h.now().UTC().Truncate(24*time.Hour).AddDate(0, 0, -days+1)
+	st := Stats{Since: since, Arms: map[string]int{}, Slugs: map[string]int{}, PerDay: map[string]map[string]int{},
+		Returns: ReturnStats{BySlug: map[string]int{}}}
+	// The fixable slugs a later request from the same account answers.
+	open := map[string]string{}
+	err := h.Store.WalkLedger(c.Request().Context(), pub(c), func(e ledger.Entry) error {
+		if e.Time.Before(since) {
+			return nil
+		}
+		st.Arms[e.Arm]++
+		if e.Slug != "" {
+			st.Slugs[e.Slug]++
+			day := e.Time.UTC().Format("2006-01-02")
+			if st.PerDay[day] == nil {
+				st.PerDay[day] = map[string]int{}
+			}
+			st.PerDay[day][e.Slug]++
+		}
+		if e.Account == "" {
+			return nil
+		}
+		if slug, ok := open[e.Account]; ok {
+			st.Returns.Returned++
+			if e.Arm == "completed" {
+				st.Returns.Converted++
+				st.Returns.BySlug[slug]++
+			}
+			delete(open, e.Account)
+		}
+		if e.Slug != "" {
+			if entry, ok := decline.Lookup(decline.Slug(e.Slug)); ok && entry.Fixable {
+				st.Returns.Declined++
+				open[e.Account] = e.Slug
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, st)
+}
