@@ -42,9 +42,12 @@ func (s *Screen) DenyList() *DenyList { return s.deny }
 // not HTML-escaped, no control, zero-width or bidi characters, whitespace
 // collapsed, NFC. It does not consult the deny-list.
 func (s *Screen) Clean(raw string) string {
-	t := raw
+	// Invisible and control characters are removed before and after each
+	// markup pass: removed only at the end, "<\u200bscript>" is text to
+	// the markup parser and a tag once the zero-width space is gone.
+	t := stripHidden(raw)
 	for i := 0; i < maxMarkupPasses; i++ {
-		next := html.UnescapeString(s.policy.Sanitize(t))
+		next := stripHidden(html.UnescapeString(s.policy.Sanitize(t)))
 		if next == t {
 			break
 		}
@@ -52,7 +55,7 @@ func (s *Screen) Clean(raw string) string {
 	}
 	// A string that still changes after the passes keeps nesting escaped
 	// markup; drop anything that could still be read as a tag.
-	if html.UnescapeString(s.policy.Sanitize(t)) != t {
+	if stripHidden(html.UnescapeString(s.policy.Sanitize(t))) != t {
 		t = strings.Map(func(r rune) rune {
 			if r == '<' || r == '>' {
 				return -1
@@ -61,18 +64,27 @@ func (s *Screen) Clean(raw string) string {
 		}, t)
 	}
 	t = strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n' || r == '\r' || r == '\t' || r == '\v' || r == '\f':
-			return ' '
-		case unicode.IsControl(r), invisible(r), r == utf8.RuneError:
-			return -1
-		case unicode.IsSpace(r):
+		if unicode.IsSpace(r) {
 			return ' '
 		}
 		return r
 	}, t)
 	t = norm.NFC.String(t)
 	return strings.Join(strings.Fields(t), " ")
+}
+
+// stripHidden removes control characters other than whitespace, invisible
+// characters and invalid UTF-8.
+func stripHidden(t string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t' || r == '\v' || r == '\f':
+			return r
+		case unicode.IsControl(r), invisible(r), r == utf8.RuneError:
+			return -1
+		}
+		return r
+	}, t)
 }
 
 // Hits reports the deny-list terms raw names. It is for publisher-facing
