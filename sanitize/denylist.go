@@ -43,7 +43,11 @@ type DenyList struct {
 	ac       *ahocorasick.Automaton
 	patterns []int          // automaton pattern id -> index into terms
 	words    map[string]int // skeleton -> index into terms, for short terms
-	ignored  []Term         // terms dropped because they are public words
+	// phrases holds word-path terms written as several words ("SP-12",
+	// "North Star") as " w1 w2 ": matched against the text's word
+	// sequence, since no single word of the text has their skeleton.
+	phrases map[string]int
+	ignored []Term // terms dropped because they are public words
 }
 
 // NewDenyList compiles terms. Terms whose skeleton is empty, or that occur in
@@ -51,7 +55,7 @@ type DenyList struct {
 // carry no confidential signal and blocking them would silence every decline.
 // Ignored reports them so a publisher can be told.
 func NewDenyList(terms []Term, public []string) *DenyList {
-	d := &DenyList{words: map[string]int{}}
+	d := &DenyList{words: map[string]int{}, phrases: map[string]int{}}
 	lexicon := make([]string, 0, len(public))
 	for _, p := range public {
 		lexicon = append(lexicon, " "+joinWords(p)+" ")
@@ -72,6 +76,9 @@ func NewDenyList(terms []Term, public []string) *DenyList {
 		d.terms = append(d.terms, t)
 		if t.Whole || runeLen(sk) < minSubstring {
 			d.words[sk] = idx
+			if ws := words(Fold(t.Value)); len(ws) > 1 {
+				d.phrases[" "+strings.Join(ws, " ")+" "] = idx
+			}
 			continue
 		}
 		d.patterns = append(d.patterns, idx)
@@ -161,8 +168,24 @@ func (d *DenyList) match(text string, all bool) (bool, []Hit) {
 		}
 	}
 	if len(d.words) > 0 {
-		for _, w := range words(folded) {
+		ws := words(folded)
+		for _, w := range ws {
 			if idx, ok := d.words[w]; ok {
+				if !all {
+					return true, nil
+				}
+				if !found[idx] {
+					found[idx] = true
+					hits = append(hits, Hit{Term: d.terms[idx]})
+				}
+			}
+		}
+		if len(d.phrases) > 0 {
+			joined := " " + strings.Join(ws, " ") + " "
+			for p, idx := range d.phrases {
+				if !strings.Contains(joined, p) {
+					continue
+				}
 				if !all {
 					return true, nil
 				}

@@ -45,7 +45,9 @@ func NoteTerms(notes string, kind Kind) []Term {
 			flush()
 			continue
 		}
-		if isIDLike(tok) {
+		// Check common words first: "Q4" looks like an id but is on the
+		// list of words a note may use without naming anything.
+		if isIDLike(tok) && !common[strings.ToLower(tok)] {
 			flush()
 			add(tok, false)
 			continue
