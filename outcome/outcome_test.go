@@ -1,0 +1,280 @@
+package outcome_test
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/internal/spectest"
+	"github.com/storefront/storefront/outcome"
+	"github.com/storefront/storefront/sanitize"
+)
+
+var screen = sanitize.New(nil)
+
+func text(t *testing.T, s string) sanitize.Text {
+	t.Helper()
+	x, ok := screen.Line(s, sanitize.MaxReason)
+	if !ok {
+		t.Fatalf("Line(%q) was screened out", s)
+	}
+	return x
+}
+
+var env = outcome.Envelope{Version: adcp.Version{Major: 3, Minor: 2, Pre: "beta.5"}, Context: json.RawMessage(`{"trace":"abc","n":[1,2]}`)}
+
+func encode(t *testing.T, o outcome.Outcome) map[string]any {
+	t.Helper()
+	b, err := o.Encode()
+	if err != nil {
+		t.Fatalf("Encode() error: %v", err)
+	}
+	again, _ := o.Encode()
+	if string(again) != string(b) {
+		t.Errorf("Encode() is not deterministic:\n%s\n%s", b, again)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("Encode() = %s, not a JSON object: %v", b, err)
+	}
+	return m
+}
+
+func keys(m map[string]any) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestCompleted(t *testing.T) {
+	o := outcome.NewCompleted(env, outcome.CompletedBody{})
+	if o.Arm() != outcome.Completed || !o.OK() || o.ProductCount() != 0 || o.Slug() != "" || o.Errors() != nil {
+		t.Errorf("NewCompleted: Arm %v OK %v ProductCount %d Slug %q Errors %v", o.Arm(), o.OK(), o.ProductCount(), o.Slug(), o.Errors())
+	}
+	m := encode(t, o)
+	if got, want := keys(m), []string{"adcp_version", "cache_scope", "context", "products", "status"}; !slices.Equal(got, want) {
+		t.Errorf("completed keys = %q, want %q", got, want)
+	}
+	if m["status"] != "completed" || m["adcp_version"] != "3.2-beta.5" || m["cache_scope"] != "public" {
+		t.Errorf("completed = %v", m)
+	}
+	if p, ok := m["products"].([]any); !ok || len(p) != 0 {
+		t.Errorf("products = %#v, want []", m["products"])
+	}
+	if diff := cmp.Diff(map[string]any{"trace": "abc", "n": []any{1.0, 2.0}}, m["context"]); diff != "" {
+		t.Errorf("context not echoed (-want +got):\n%s", diff)
+	}
+
+	total := 3
+	o = outcome.NewCompleted(env, outcome.CompletedBody{
+		Products:   []json.RawMessage{json.RawMessage(`{"product_id":"a"}`), json.RawMessage(`{"product_id":"b"}`)},
+		CacheScope: "account",
+		Page:       &outcome.Page{HasMore: true, Cursor: "abc", Total: &total},
+		Sandbox:    true,
+	}).Replayed()
+	m = encode(t, o)
+	if o.ProductCount() != 2 || m["cache_scope"] != "account" || m["sandbox"] != true || m["replayed"] != true {
+		t.Errorf("completed = %v", m)
+	}
+	if diff := cmp.Diff(map[string]any{"has_more": true, "cursor": "abc", "total_count": 3.0}, m["pagination"]); diff != "" {
+		t.Errorf("pagination (-want +got):\n%s", diff)
+	}
+}
+
+func TestRejected(t *testing.T) {
+	if _, err := outcome.NewRejected(env, outcome.RejectedBody{Slug: "budget_below_minimum"}); !errors.Is(err, outcome.ErrEmptyReason) {
+		t.Errorf("NewRejected(no reason) error = %v, want ErrEmptyReason", err)
+	}
+	var many []sanitize.Text
+	for i := 0; i < 30; i++ {
+		many = append(many, text(t, "Suggestion "+strings.Repeat("x", i+1)))
+	}
+	o, err := outcome.NewRejected(env, outcome.RejectedBody{
+		Reason: text(t, "The requested budget is below the minimum for this inventory."),
+		Slug:   "budget_below_minimum", Fixable: true, Suggestions: many,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Arm() != outcome.Rejected || !o.OK() || o.Slug() != "budget_below_minimum" || o.ProductCount() != 0 {
+		t.Errorf("NewRejected: Arm %v OK %v Slug %q", o.Arm(), o.OK(), o.Slug())
+	}
+	body, ok := o.Rejection()
+	if !ok || len(body.Suggestions) != sanitize.MaxSuggestions {
+		t.Errorf("Rejection() kept %d suggestions, want %d", len(body.Suggestions), sanitize.MaxSuggestions)
+	}
+	o = o.WithReceipt(outcome.Receipt{Sequence: 7, EntryHash: strings.Repeat("ab", 32)})
+	m := encode(t, o)
+	if got, want := keys(m), []string{"adcp_version", "context", "ext", "reason", "status", "suggestions"}; !slices.Equal(got, want) {
+		t.Errorf("rejected keys = %q, want %q", got, want)
+	}
+	for _, forbidden := range []string{"products", "proposals", "errors", "adcp_error", "incomplete", "cache_scope", "filter_diagnostics", "refinement_applied", "unchanged", "wholesale_feed_version", "pricing_version", "pagination"} {
+		if _, ok := m[forbidden]; ok {
+			t.Errorf("rejected arm carries %q", forbidden)
+		}
+	}
+	want := map[string]any{
+		outcome.Namespace: map[string]any{
+			"decline": map[string]any{"slug": "budget_below_minimum", "fixable": true},
+			"receipt": map[string]any{"sequence": 7.0, "entry_hash": strings.Repeat("ab", 32)},
+		},
+	}
+	if diff := cmp.Diff(want, m["ext"]); diff != "" {
+		t.Errorf("ext (-want +got):\n%s", diff)
+	}
+	if s, _ := m["suggestions"].([]any); len(s) != sanitize.MaxSuggestions {
+		t.Errorf("suggestions on the wire = %d, want %d", len(s), sanitize.MaxSuggestions)
+	}
+
+	final, _ := outcome.NewRejected(outcome.Envelope{Version: env.Version}, outcome.RejectedBody{Reason: sanitize.Declined, Slug: "commercially_declined"})
+	m = encode(t, final)
+	if got, want := keys(m), []string{"adcp_version", "ext", "reason", "status"}; !slices.Equal(got, want) {
+		t.Errorf("final rejection keys = %q, want %q (no suggestions, no context)", got, want)
+	}
+}
+
+// TestNamespace ties the exported constant to the struct tag the encoder
+// actually uses.
+func TestNamespace(t *testing.T) {
+	f, ok := reflect.TypeOf(outcome.RejectedExt{}).FieldByName("Storefront")
+	if !ok {
+		t.Fatal("RejectedExt has no Storefront field")
+	}
+	if tag := f.Tag.Get("json"); tag != outcome.Namespace {
+		t.Errorf("RejectedExt json tag = %q, want Namespace %q", tag, outcome.Namespace)
+	}
+	if outcome.Namespace != "io.github.storefront" {
+		t.Errorf("Namespace = %q", outcome.Namespace)
+	}
+}
+
+func TestFailed(t *testing.T) {
+	first := outcome.Error{Code: adcp.BudgetTooLow, Message: text(t, "The requested budget is below the minimum."), Field: text(t, "filters.budget_range"), Suggestion: text(t, "A larger budget would fit this brief."), Details: map[string]any{"decline": map[string]any{"slug": "budget_below_minimum"}}}
+	second := outcome.Error{Code: adcp.ServiceUnavailable}
+	o := outcome.NewFailed(env, first, second)
+	if o.Arm() != outcome.Failed || o.OK() || len(o.Errors()) != 2 || o.Slug() != "" {
+		t.Errorf("NewFailed: Arm %v OK %v Errors %d", o.Arm(), o.OK(), len(o.Errors()))
+	}
+	m := encode(t, o)
+	if got, want := keys(m), []string{"adcp_error", "adcp_version", "context", "errors", "status"}; !slices.Equal(got, want) {
+		t.Errorf("failed keys = %q, want %q", got, want)
+	}
+	wantFirst := map[string]any{
+		"code": "BUDGET_TOO_LOW", "message": "The requested budget is below the minimum.", "recovery": "correctable",
+		"field": "filters.budget_range", "suggestion": "A larger budget would fit this brief.",
+		"details": map[string]any{"decline": map[string]any{"slug": "budget_below_minimum"}},
+	}
+	wantSecond := map[string]any{"code": "SERVICE_UNAVAILABLE", "message": sanitize.Internal.String(), "recovery": "transient"}
+	if diff := cmp.Diff([]any{wantFirst, wantSecond}, m["errors"]); diff != "" {
+		t.Errorf("errors (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantFirst, m["adcp_error"]); diff != "" {
+		t.Errorf("adcp_error is not the first error (-want +got):\n%s", diff)
+	}
+	// Changing the returned slice does not change the outcome.
+	errs := o.Errors()
+	errs[0].Code = adcp.InternalError
+	if o.Errors()[0].Code != adcp.BudgetTooLow {
+		t.Error("Errors() aliases the outcome's errors")
+	}
+	if o.WithReceipt(outcome.Receipt{Sequence: 1}).Errors()[0].Code != adcp.BudgetTooLow {
+		t.Error("WithReceipt changed a failed outcome")
+	}
+	m = encode(t, o.WithReceipt(outcome.Receipt{Sequence: 1, EntryHash: "x"}))
+	if strings.Contains(mustJSON(t, m), "entry_hash") {
+		t.Error("a failed outcome carries a receipt")
+	}
+}
+
+func TestSubmitted(t *testing.T) {
+	o := outcome.NewSubmitted(env, "task_123", sanitize.Text{})
+	if o.Arm() != outcome.Submitted || !o.OK() || o.TaskID() != "task_123" {
+		t.Errorf("NewSubmitted: Arm %v OK %v TaskID %q", o.Arm(), o.OK(), o.TaskID())
+	}
+	m := encode(t, o)
+	if got, want := keys(m), []string{"adcp_version", "context", "status", "task_id"}; !slices.Equal(got, want) {
+		t.Errorf("submitted keys = %q, want %q", got, want)
+	}
+	m = encode(t, outcome.NewSubmitted(env, "task_123", text(t, "Queued for review.")))
+	if m["message"] != "Queued for review." {
+		t.Errorf("message = %v", m["message"])
+	}
+}
+
+func TestZeroOutcome(t *testing.T) {
+	var o outcome.Outcome
+	if o.OK() {
+		t.Error("zero Outcome is OK")
+	}
+	if b, err := o.Encode(); err == nil {
+		t.Errorf("zero Outcome encodes to %s", b)
+	}
+	if o.Arm().String() != "unknown" {
+		t.Errorf("zero Arm = %q", o.Arm())
+	}
+	if _, ok := o.Rejection(); ok {
+		t.Error("zero Outcome has a rejection")
+	}
+}
+
+func TestArmString(t *testing.T) {
+	for arm, want := range map[outcome.Arm]string{outcome.Completed: "completed", outcome.Rejected: "rejected", outcome.Failed: "failed", outcome.Submitted: "submitted"} {
+		if arm.String() != want {
+			t.Errorf("%d.String() = %q, want %q", arm, arm.String(), want)
+		}
+	}
+}
+
+func TestVersionDetails(t *testing.T) {
+	d := outcome.VersionDetails()
+	if diff := cmp.Diff(adcp.SupportedStrings(), d["supported_versions"]); diff != "" {
+		t.Errorf("supported_versions (-want +got):\n%s", diff)
+	}
+	if d["build_version"] != adcp.Build {
+		t.Errorf("build_version = %v", d["build_version"])
+	}
+}
+
+// TestArmsMatchOfficialSchema validates every arm's encoding against the
+// official AdCP get_products response schemas.
+func TestArmsMatchOfficialSchema(t *testing.T) {
+	reason := text(t, "The requested budget is below the minimum for this inventory.")
+	rejected, _ := outcome.NewRejected(env, outcome.RejectedBody{Reason: reason, Suggestions: []sanitize.Text{text(t, "A larger budget would fit this brief.")}, Slug: "budget_below_minimum", Fixable: true})
+	for _, test := range []struct {
+		name string
+		o    outcome.Outcome
+	}{
+		{"completed", outcome.NewCompleted(env, outcome.CompletedBody{})},
+		{"rejected", rejected.WithReceipt(outcome.Receipt{Sequence: 1, EntryHash: strings.Repeat("0", 64)})},
+		{"failed", outcome.NewFailed(env, outcome.Error{Code: adcp.VersionUnsupported, Message: reason, Field: text(t, "adcp_version"), Details: outcome.VersionDetails()})},
+		{"submitted", outcome.NewSubmitted(env, "task_1", reason)},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			b, err := test.o.Encode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := spectest.GetProducts(t, b); got != test.name {
+				t.Errorf("status = %q, want %q", got, test.name)
+			}
+		})
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
