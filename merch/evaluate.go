@@ -126,44 +126,56 @@ func (c Condition) holds(b Brief, m Market) (decline.Facts, bool) {
 		}
 	}
 	n := 0
-	check := func(present bool, ok bool) bool {
+	// check runs a predicate only when it is present: predicates record
+	// facts as they go, and an absent one must not overwrite what a
+	// present one found (an absent channels_offered would otherwise clear
+	// the budget rule's alternative channels).
+	check := func(present bool, ok func() bool) bool {
 		if !present {
 			return true
 		}
 		n++
-		return ok
+		return ok()
 	}
-	if !check(c.BudgetBelow != nil, c.BudgetBelow != nil && c.BudgetBelow.holds(b, m, &f)) {
+	if !check(c.BudgetBelow != nil, func() bool { return c.BudgetBelow.holds(b, m, &f) }) {
 		return f, false
 	}
-	if !check(c.ChannelsOffered != nil, noneOffered(b.Channels, c.ChannelsOffered, m.Channels, &f.Channels, &f.AlternativeChannels)) {
+	if !check(c.ChannelsOffered != nil, func() bool {
+		return noneOffered(b.Channels, c.ChannelsOffered, m.Channels, &f.Channels, &f.AlternativeChannels)
+	}) {
 		return f, false
 	}
-	if !check(c.SoldOut != nil, soldOut(c.SoldOut, b, &f)) {
+	if !check(c.SoldOut != nil, func() bool { return soldOut(c.SoldOut, b, &f) }) {
 		return f, false
 	}
-	if !check(c.LeadTimeDays != nil, c.LeadTimeDays != nil && leadTime(*c.LeadTimeDays, b, &f)) {
+	if !check(c.LeadTimeDays != nil, func() bool { return leadTime(*c.LeadTimeDays, b, &f) }) {
 		return f, false
 	}
-	if !check(c.CountriesServed != nil, noneOffered(b.Countries, c.CountriesServed, m.Countries, &f.Countries, &f.ServedCountries)) {
+	if !check(c.CountriesServed != nil, func() bool {
+		return noneOffered(b.Countries, c.CountriesServed, m.Countries, &f.Countries, &f.ServedCountries)
+	}) {
 		return f, false
 	}
-	if !check(c.FormatKindsOffered != nil, noneOffered(b.FormatKinds, c.FormatKindsOffered, m.FormatKinds, &f.FormatKinds, &f.OfferedFormatKinds)) {
+	if !check(c.FormatKindsOffered != nil, func() bool {
+		return noneOffered(b.FormatKinds, c.FormatKindsOffered, m.FormatKinds, &f.FormatKinds, &f.OfferedFormatKinds)
+	}) {
 		return f, false
 	}
-	if !check(c.Industries != nil, industryMatch(b.Industries, c.Industries)) {
+	if !check(c.Industries != nil, func() bool { return industryMatch(b.Industries, c.Industries) }) {
 		return f, false
 	}
-	if !check(c.Keywords != nil, keywordMatch(b.Text, c.Keywords)) {
+	if !check(c.Keywords != nil, func() bool { return keywordMatch(b.Text, c.Keywords) }) {
 		return f, false
 	}
-	if !check(c.BrandDomains != nil, domainMatch(b.BrandDomain, c.BrandDomains)) {
+	if !check(c.BrandDomains != nil, func() bool { return domainMatch(b.BrandDomain, c.BrandDomains) }) {
 		return f, false
 	}
-	if !check(c.CurrenciesAccepted != nil, currencyRefused(b, c.CurrenciesAccepted)) {
+	if !check(c.CurrenciesAccepted != nil, func() bool { return currencyRefused(b, c.CurrenciesAccepted) }) {
 		return f, false
 	}
-	if !check(c.DeliveryTypesOffered != nil, b.DeliveryType != "" && !containsFold(c.DeliveryTypesOffered, b.DeliveryType)) {
+	if !check(c.DeliveryTypesOffered != nil, func() bool {
+		return b.DeliveryType != "" && !containsFold(c.DeliveryTypesOffered, b.DeliveryType)
+	}) {
 		return f, false
 	}
 	return f, n > 0
