@@ -10,6 +10,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"regexp"
 	"sort"
 	"sync"
 	"time"
@@ -123,7 +125,11 @@ func (s *Store) Catalogue(ctx context.Context, publisher string) ([]products.Pro
 	if err != nil {
 		return nil, 0, err
 	}
-	return clone(p.products), p.catVersion, nil
+	out := clone(p.products)
+	if out == nil {
+		out = []products.Product{}
+	}
+	return out, p.catVersion, nil
 }
 
 func (s *Store) PutProduct(ctx context.Context, publisher string, prod products.Product, ifMatch int64) (int64, error) {
@@ -299,14 +305,16 @@ func (s *Store) PutAccount(ctx context.Context, publisher string, a store.Accoun
 	if err != nil {
 		return err
 	}
+	// Check before changing anything: a refused put leaves the old
+	// account reachable by its key.
+	if id, ok := p.byKey[a.NaturalKey()]; ok && id != a.ID {
+		return store.ErrExists
+	}
 	if old, ok := p.accounts[a.ID]; ok {
 		delete(p.byKey, old.NaturalKey())
 		a.CreatedAt = old.CreatedAt
 	} else {
 		a.CreatedAt = s.now().UTC()
-	}
-	if id, ok := p.byKey[a.NaturalKey()]; ok && id != a.ID {
-		return store.ErrExists
 	}
 	p.accounts[a.ID] = a
 	p.byKey[a.NaturalKey()] = a.ID
@@ -329,6 +337,9 @@ func (s *Store) ListAccounts(ctx context.Context, publisher string) ([]store.Acc
 }
 
 func (s *Store) PutBuyerToken(ctx context.Context, publisher, digest string, b store.Buyer) error {
+	if err := checkDigest(digest); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, err := s.pub(publisher)
@@ -354,6 +365,9 @@ func (s *Store) BuyerByToken(ctx context.Context, publisher, digest string) (sto
 }
 
 func (s *Store) PutAdminToken(ctx context.Context, digest string, a store.Admin) error {
+	if err := checkDigest(digest); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, err := s.pub(a.Publisher); err != nil {
@@ -404,7 +418,7 @@ func (s *Store) Decisions(ctx context.Context, publisher string, f store.Decisio
 	if limit <= 0 {
 		limit = 100
 	}
-	var out []ledger.Entry
+	out := []ledger.Entry{}
 	for i := len(p.chain) - 1; i >= 0 && len(out) < limit; i-- {
 		e := p.chain[i]
 		if store.Matches(e, f) {
@@ -512,6 +526,17 @@ func (s *Store) notify(publisher string) {
 }
 
 func (s *Store) Close() error { return nil }
+
+var digestPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// checkDigest refuses anything but a hex SHA-256, so that a raw token is
+// never kept, as the Store contract says.
+func checkDigest(digest string) error {
+	if !digestPattern.MatchString(digest) {
+		return errors.New("a token must be stored as its hex SHA-256 digest (store.TokenDigest)")
+	}
+	return nil
+}
 
 func randomHex(n int) string {
 	b := make([]byte, n)

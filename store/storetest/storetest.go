@@ -1,0 +1,346 @@
+// Package storetest is the conformance suite for store.Store: one set of
+// tests every implementation must pass, so that the in-memory store and
+// PostgreSQL behave the same to everything above them. Each test gets an
+// empty store of its own, and the tests run in parallel.
+//
+// The suite exercises the contract through the interface only; what an
+// implementation needs beyond it (reaching under it to tamper, two
+// processes on one database) belongs in that implementation's own tests.
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/storefront/storefront/demo"
+	"github.com/storefront/storefront/merch"
+	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/store"
+)
+
+// Run runs the suite. newStore returns a new, empty store and arranges for
+// it to be closed when t ends.
+func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
+	for _, test := range []struct {
+		name string
+		fn   func(*testing.T, store.Store)
+	}{
+		{"Publishers", testPublishers},
+		{"Catalogue", testCatalogue},
+		{"CatalogueConcurrentIfMatch", testCatalogueConcurrentIfMatch},
+		{"CatalogueConcurrentWriters", testCatalogueConcurrentWriters},
+		{"Rulebooks", testRulebooks},
+		{"RulebookConcurrentIfMatch", testRulebookConcurrentIfMatch},
+		{"Accounts", testAccounts},
+		{"EnsureAccountRace", testEnsureAccountRace},
+		{"Tokens", testTokens},
+		{"Ledger", testLedger},
+		{"LedgerDecisionFilters", testDecisionFilters},
+		{"LedgerConcurrentAppends", testLedgerConcurrentAppends},
+		{"Directives", testDirectives},
+		{"DirectiveTakenOnce", testDirectiveTakenOnce},
+		{"Changes", testChanges},
+		{"Tenancy", testTenancy},
+		{"UnknownPublisher", testUnknownPublisher},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			t.Parallel()
+			test.fn(t, newStore(t))
+		})
+	}
+}
+
+// The publishers every test starts from (those that need them). ghost is
+// never created.
+var (
+	alpha = products.Publisher{ID: "alpha", Name: "Alpha Media", Domain: "alpha.example", AnonymousDiscovery: true}
+	beta  = products.Publisher{ID: "beta", Name: "Beta Broadcasting", Domain: "beta.example"}
+)
+
+const ghost = "ghost"
+
+// withPublishers puts alpha and beta.
+func withPublishers(t *testing.T, s store.Store) {
+	t.Helper()
+	for _, p := range []products.Publisher{alpha, beta} {
+		if err := s.PutPublisher(t.Context(), p); err != nil {
+			t.Fatalf("PutPublisher(%q) = %v", p.ID, err)
+		}
+	}
+}
+
+// demoProducts returns n products of the demo catalogue: real products,
+// with format params, pricing pointers and availability windows.
+func demoProducts(t *testing.T, n int) []products.Product {
+	t.Helper()
+	ps := demo.Products()
+	if len(ps) < n {
+		t.Fatalf("the demo catalogue has %d products; the test needs %d", len(ps), n)
+	}
+	return ps[:n]
+}
+
+// rulebook returns the demo rulebook with its seller name set to name, so
+// that versions are told apart by content.
+func rulebook(name string, rules int) merch.Rulebook {
+	rb := demo.Rulebook()
+	rb.Voice.SellerName = name
+	if rules < len(rb.Rules) {
+		rb.Rules = rb.Rules[:rules]
+	}
+	return rb
+}
+
+// sameJSON fails unless got and want encode to the same JSON. Stores
+// persist these types as JSON, and some (adcp.Date) hide their fields from
+// cmp, so JSON is the equality that matters.
+func sameJSON(t *testing.T, what string, got, want any) {
+	t.Helper()
+	g, err := json.MarshalIndent(got, "", "  ")
+	if err != nil {
+		t.Fatalf("%s: encoding got: %v", what, err)
+	}
+	w, err := json.MarshalIndent(want, "", "  ")
+	if err != nil {
+		t.Fatalf("%s: encoding want: %v", what, err)
+	}
+	if diff := cmp.Diff(string(w), string(g)); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", what, diff)
+	}
+}
+
+// wantErr fails unless errors.Is(err, target); target nil means no error.
+func wantErr(t *testing.T, call string, err, target error) {
+	t.Helper()
+	switch {
+	case target == nil && err != nil:
+		t.Fatalf("%s = %v, want no error", call, err)
+	case target != nil && !errors.Is(err, target):
+		t.Fatalf("%s = %v, want %v", call, err, target)
+	}
+}
+
+// parallel runs fn(i) for i in [0, n) at once, released together, and
+// waits for all.
+func parallel(n int, fn func(i int)) {
+	var (
+		wg    sync.WaitGroup
+		start = make(chan struct{})
+	)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			fn(i)
+		}()
+	}
+	close(start)
+	wg.Wait()
+}
+
+func testPublishers(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	got, err := s.Publishers(ctx)
+	wantErr(t, "Publishers() on an empty store", err, nil)
+	if len(got) != 0 {
+		t.Fatalf("Publishers() on an empty store = %v, want none", got)
+	}
+	_, err = s.Publisher(ctx, alpha.ID)
+	wantErr(t, "Publisher(alpha) before it exists", err, store.ErrNotFound)
+	_, err = s.Versions(ctx, alpha.ID)
+	wantErr(t, "Versions(alpha) before it exists", err, store.ErrNotFound)
+
+	withPublishers(t, s)
+	got, err = s.Publishers(ctx)
+	wantErr(t, "Publishers()", err, nil)
+	if diff := cmp.Diff([]products.Publisher{alpha, beta}, got); diff != "" {
+		t.Errorf("Publishers() mismatch (-want +got):\n%s", diff)
+	}
+	p, err := s.Publisher(ctx, beta.ID)
+	wantErr(t, "Publisher(beta)", err, nil)
+	if diff := cmp.Diff(beta, p); diff != "" {
+		t.Errorf("Publisher(beta) mismatch (-want +got):\n%s", diff)
+	}
+	v, err := s.Versions(ctx, alpha.ID)
+	wantErr(t, "Versions(alpha)", err, nil)
+	if v != (store.Versions{}) {
+		t.Errorf("Versions(alpha) of a new publisher = %+v, want zero", v)
+	}
+	cat, cv, err := s.Catalogue(ctx, alpha.ID)
+	wantErr(t, "Catalogue(alpha)", err, nil)
+	if len(cat) != 0 || cv != 0 {
+		t.Errorf("Catalogue(alpha) of a new publisher = %d products at version %d, want none at 0", len(cat), cv)
+	}
+
+	// Replacing settings keeps the publisher's place (the first one added
+	// is the default) and touches no version.
+	renamed := alpha
+	renamed.Name, renamed.AnonymousDiscovery = "Alpha Media Group", false
+	wantErr(t, "PutPublisher(alpha renamed)", s.PutPublisher(ctx, renamed), nil)
+	got, err = s.Publishers(ctx)
+	wantErr(t, "Publishers()", err, nil)
+	if diff := cmp.Diff([]products.Publisher{renamed, beta}, got); diff != "" {
+		t.Errorf("Publishers() after replacing alpha mismatch (-want +got):\n%s", diff)
+	}
+	p, err = s.Publisher(ctx, alpha.ID)
+	wantErr(t, "Publisher(alpha)", err, nil)
+	if diff := cmp.Diff(renamed, p); diff != "" {
+		t.Errorf("Publisher(alpha) after replacing mismatch (-want +got):\n%s", diff)
+	}
+	if v, _ := s.Versions(ctx, alpha.ID); v != (store.Versions{}) {
+		t.Errorf("Versions(alpha) after PutPublisher = %+v, want zero", v)
+	}
+}
+
+// testUnknownPublisher checks that every publisher-scoped method answers
+// ErrNotFound for a publisher that does not exist, reads and writes alike.
+func testUnknownPublisher(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	withPublishers(t, s)
+	p := demoProducts(t, 1)[0]
+	digest := store.TokenDigest("sf_buyer_ghost")
+	calls := []struct {
+		name string
+		call func() error
+	}{
+		{"Publisher", func() error { _, err := s.Publisher(ctx, ghost); return err }},
+		{"Versions", func() error { _, err := s.Versions(ctx, ghost); return err }},
+		{"Catalogue", func() error { _, _, err := s.Catalogue(ctx, ghost); return err }},
+		{"PutProduct", func() error { _, err := s.PutProduct(ctx, ghost, p, 0); return err }},
+		{"PutProduct with If-Match", func() error { _, err := s.PutProduct(ctx, ghost, p, 1); return err }},
+		{"DeleteProduct", func() error { _, err := s.DeleteProduct(ctx, ghost, p.ProductID, 0); return err }},
+		{"Rulebook", func() error { _, err := s.Rulebook(ctx, ghost); return err }},
+		{"RulebookAt", func() error { _, err := s.RulebookAt(ctx, ghost, 1); return err }},
+		{"RulebookHistory", func() error { _, err := s.RulebookHistory(ctx, ghost); return err }},
+		{"SaveRulebook", func() error { _, err := s.SaveRulebook(ctx, ghost, rulebook("x", 1), 0, "a", ""); return err }},
+		{"SaveRulebook with If-Match", func() error { _, err := s.SaveRulebook(ctx, ghost, rulebook("x", 1), 3, "a", ""); return err }},
+		{"AccountByID", func() error { _, err := s.AccountByID(ctx, ghost, "acct_1"); return err }},
+		{"AccountByKey", func() error { _, err := s.AccountByKey(ctx, ghost, "nk:a/b"); return err }},
+		{"EnsureAccount", func() error {
+			_, err := s.EnsureAccount(ctx, ghost, store.Account{Operator: "op.example", BrandDomain: "brand.example"})
+			return err
+		}},
+		{"PutAccount", func() error {
+			return s.PutAccount(ctx, ghost, store.Account{ID: "acct_1", Operator: "op.example", BrandDomain: "brand.example"})
+		}},
+		{"ListAccounts", func() error { _, err := s.ListAccounts(ctx, ghost); return err }},
+		{"PutBuyerToken", func() error { return s.PutBuyerToken(ctx, ghost, digest, store.Buyer{ID: "b"}) }},
+		{"BuyerByToken", func() error { _, err := s.BuyerByToken(ctx, ghost, digest); return err }},
+		{"PutAdminToken", func() error { return s.PutAdminToken(ctx, digest, store.Admin{Publisher: ghost, Name: "ops"}) }},
+		{"Append", func() error { _, err := s.Append(ctx, record(ghost, 0)); return err }},
+		{"Decisions", func() error { _, err := s.Decisions(ctx, ghost, store.DecisionFilter{}); return err }},
+		{"WalkLedger", func() error { return s.WalkLedger(ctx, ghost, func(e ledgerEntry) error { return nil }) }},
+		{"LedgerLen", func() error { _, err := s.LedgerLen(ctx, ghost); return err }},
+		{"SetDirective", func() error {
+			return s.SetDirective(ctx, ghost, "acct_1", "buyer", directive("x"))
+		}},
+		{"TakeDirective", func() error { _, err := s.TakeDirective(ctx, ghost, "acct_1", "buyer"); return err }},
+	}
+	for _, c := range calls {
+		if err := c.call(); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s(%q) = %v, want ErrNotFound", c.name, ghost, err)
+		}
+	}
+	// Nothing above may have brought the publisher into being.
+	pubs, err := s.Publishers(ctx)
+	wantErr(t, "Publishers()", err, nil)
+	for _, p := range pubs {
+		if p.ID == ghost {
+			t.Errorf("Publishers() lists %q after calls that all failed", ghost)
+		}
+	}
+}
+
+// testChanges checks that writes to a catalogue, a rulebook and publisher
+// settings are announced, that failed writes are not, and that the channel
+// closes when its context ends.
+func testChanges(t *testing.T, s store.Store) {
+	withPublishers(t, s)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	ch := s.Changes(ctx)
+	expect := func(after, want string) {
+		t.Helper()
+		timeout := time.After(10 * time.Second)
+		for {
+			select {
+			case id, ok := <-ch:
+				if !ok {
+					t.Fatalf("Changes closed before announcing %q after %s", want, after)
+				}
+				if id == want {
+					return
+				}
+			case <-timeout:
+				t.Fatalf("Changes did not announce %q within 10s after %s", want, after)
+			}
+		}
+	}
+	// expectNext is stricter: the very next notice must be want.
+	expectNext := func(after, want string) {
+		t.Helper()
+		select {
+		case id := <-ch:
+			if id != want {
+				t.Fatalf("after %s, Changes announced %q first, want %q", after, id, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Changes did not announce %q within 10s after %s", want, after)
+		}
+	}
+	ps := demoProducts(t, 2)
+	if _, err := s.PutProduct(ctx, alpha.ID, ps[0], 0); err != nil {
+		t.Fatal(err)
+	}
+	expect("PutProduct(alpha)", alpha.ID)
+	if _, err := s.SaveRulebook(ctx, beta.ID, rulebook("Beta", 2), 0, "test", ""); err != nil {
+		t.Fatal(err)
+	}
+	expect("SaveRulebook(beta)", beta.ID)
+	renamed := alpha
+	renamed.Name = "Alpha Renamed"
+	if err := s.PutPublisher(ctx, renamed); err != nil {
+		t.Fatal(err)
+	}
+	expect("PutPublisher(alpha)", alpha.ID)
+	if _, err := s.DeleteProduct(ctx, alpha.ID, ps[0].ProductID, 0); err != nil {
+		t.Fatal(err)
+	}
+	expect("DeleteProduct(alpha)", alpha.ID)
+
+	// Failed writes change nothing and announce nothing: the next notice
+	// is the one from the write that succeeded after them.
+	if _, err := s.PutProduct(ctx, alpha.ID, ps[1], 99); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("PutProduct with a stale If-Match = %v, want ErrConflict", err)
+	}
+	if _, err := s.SaveRulebook(ctx, alpha.ID, rulebook("x", 1), 5, "test", ""); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("SaveRulebook with a stale If-Match = %v, want ErrConflict", err)
+	}
+	if _, err := s.DeleteProduct(ctx, alpha.ID, "no-such-product", 0); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("DeleteProduct of a missing product = %v, want ErrNotFound", err)
+	}
+	if _, err := s.PutProduct(ctx, beta.ID, ps[1], 0); err != nil {
+		t.Fatal(err)
+	}
+	expectNext("failed writes to alpha and PutProduct(beta)", beta.ID)
+
+	cancel()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case _, ok := <-ch:
+			if !ok {
+				return
+			}
+		case <-timeout:
+			t.Fatal("Changes did not close within 10s of its context ending")
+		}
+	}
+}
