@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/storefront/storefront/a2aserver"
 	"github.com/storefront/storefront/admin"
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/mcpserver"
@@ -62,6 +63,7 @@ func New(cfg Config) *Server {
 	limit := middleware.BodyLimit("1M")
 	e.Any("/mcp", mcpHandler, limit, s.publisher(""))
 	e.Any("/p/:publisher/mcp", mcpHandler, limit, s.publisher("publisher"))
+	a2aserver.Mount(e, a2aserver.Config{Agent: cfg.Agent, DefaultPublisher: cfg.DefaultPublisher, Version: cfg.Version, Log: cfg.Log}, limit, s.publisher)
 
 	if cfg.Admin != nil {
 		cfg.Admin.Mount(e)

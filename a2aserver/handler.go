@@ -1,0 +1,377 @@
+package a2aserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"iter"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+
+	"github.com/storefront/storefront/agent"
+	"github.com/storefront/storefront/decline"
+	"github.com/storefront/storefront/outcome"
+	"github.com/storefront/storefront/sanitize"
+)
+
+// handler implements a2asrv.RequestHandler directly instead of running an
+// a2asrv.AgentExecutor: every call is answered synchronously with a
+// terminal task, so there is nothing to queue, stream or store. (The
+// executor path keeps every task in an in-memory store that never evicts,
+// keyed by a user name that is empty for bearer callers, so any caller
+// could read any other's tasks back.)
+type handler struct {
+	agent *agent.Agent
+	log   *slog.Logger
+}
+
+var _ a2asrv.RequestHandler = (*handler)(nil)
+
+// exchange is one HTTP request's transport facts, set by the endpoint
+// before a2a-go decodes the JSON-RPC envelope.
+type exchange struct {
+	publisher string
+	// legacy is true for A2A 0.3 (method names with a slash).
+	legacy bool
+	// header is the response header, written before the body.
+	header interface{ Set(k, v string) }
+}
+
+type exchangeKey struct{}
+
+func exchangeFrom(ctx context.Context) *exchange {
+	x, _ := ctx.Value(exchangeKey{}).(*exchange)
+	return x
+}
+
+// profileError is a breach of the invocation profile: JSON-RPC invalid
+// params, with the breach named in the ErrorInfo metadata as the AdCP A2A
+// test vectors name it.
+func profileError(breach, message string) error {
+	return a2a.NewError(a2a.ErrInvalidParams, message).
+		WithErrorInfoMeta(map[string]string{"adcp_profile_error": breach})
+}
+
+// SendMessage decodes the invocation, dispatches it and encodes the reply.
+func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
+	x := exchangeFrom(ctx)
+	callCtx, ok := a2asrv.CallContextFrom(ctx)
+	if x == nil || !ok {
+		return nil, a2a.ErrInternalError
+	}
+	switch {
+	case req == nil || req.Message == nil:
+		return nil, a2a.NewError(a2a.ErrInvalidParams, "message is required")
+	case req.Message.ID == "":
+		return nil, profileError("invalid_a2a_message", "message.messageId is required")
+	case req.Message.Role == "":
+		return nil, profileError("invalid_a2a_message", "message.role is required")
+	case len(req.Message.Parts) == 0:
+		return nil, profileError("missing_invocation_datapart", "message has no parts; send one data part {skill, input}")
+	case req.Message.TaskID != "":
+		// Every reply is terminal, so there is no task to continue.
+		return nil, a2a.NewError(a2a.ErrTaskNotFound, "tasks are not kept: every reply is a terminal task; send a new message without taskId")
+	}
+
+	requested := requestedExtensions(callCtx.ServiceParams())
+	if !x.legacy && !requested[ProfileURI] {
+		return nil, a2a.NewError(a2a.ErrExtensionSupportRequired,
+			"activate the AdCP v3 profile: send the header A2A-Extensions: "+ProfileURI).
+			WithErrorInfoMeta(map[string]string{"adcp_profile_error": "extension_not_activated", "extension": ProfileURI})
+	}
+	var activated []string
+	for _, uri := range []string{ProfileURI, RefusalURI} {
+		if requested[uri] {
+			activated = append(activated, uri)
+		}
+	}
+
+	inv, err := parseInvocation(req.Message, x.legacy)
+	if err != nil {
+		return nil, err
+	}
+	if !h.agent.Has(inv.skill) {
+		return nil, profileError("unknown_skill", "unknown skill "+quote(inv.skill)+"; the agent card lists the skills")
+	}
+	reply, err := h.agent.Dispatch(ctx, inv.skill, agent.Call{
+		Publisher:     x.publisher,
+		Authorization: first(callCtx.ServiceParams(), "Authorization"),
+		Args:          inv.args,
+		Transport:     "a2a",
+	})
+	if errors.Is(err, agent.ErrUnknownTool) {
+		return nil, profileError("unknown_skill", "unknown skill "+quote(inv.skill))
+	}
+	if err != nil {
+		h.log.ErrorContext(ctx, "a2a dispatch", "skill", inv.skill, "err", err)
+		return nil, a2a.ErrInternalError
+	}
+	task, err := h.task(ctx, req.Message, reply, x.legacy, requested[RefusalURI])
+	if err != nil {
+		h.log.ErrorContext(ctx, "a2a encode", "skill", inv.skill, "err", err)
+		return nil, a2a.ErrInternalError
+	}
+	if len(activated) > 0 {
+		name := a2a.SvcParamExtensions
+		if x.legacy {
+			name = "X-" + name
+		}
+		x.header.Set(name, strings.Join(activated, ", "))
+	}
+	return task, nil
+}
+
+// invocation is a decoded {skill, input} data part.
+type invocation struct {
+	skill string
+	args  []byte
+}
+
+// parseInvocation finds the one data part and decodes it. Text parts are
+// advisory and ignored; any other kind of part, no data part or several
+// are breaches. legacy (A2A 0.3) also accepts "parameters" for "input", as
+// the @adcp/sdk client sends it.
+func parseInvocation(m *a2a.Message, legacy bool) (invocation, error) {
+	var data []any
+	for _, p := range m.Parts {
+		if p == nil {
+			return invocation{}, profileError("invalid_a2a_message", "message.parts holds an empty part")
+		}
+		switch c := p.Content.(type) {
+		case a2a.Text:
+		case a2a.Data:
+			data = append(data, c.Value)
+		default:
+			return invocation{}, profileError("unsupported_part_type", "only data and text parts are accepted")
+		}
+	}
+	switch len(data) {
+	case 0:
+		return invocation{}, profileError("missing_invocation_datapart", "message has no data part; send one data part {skill, input}")
+	case 1:
+	default:
+		return invocation{}, profileError("multiple_invocation_dataparts", "message has several data parts; send exactly one {skill, input}")
+	}
+	obj, ok := data[0].(map[string]any)
+	if !ok {
+		return invocation{}, profileError("invalid_invocation_shape", "the data part must be an object {skill, input}")
+	}
+	skill, ok := obj["skill"].(string)
+	if !ok || skill == "" {
+		return invocation{}, profileError("invalid_invocation_shape", "the data part's skill must be a task name")
+	}
+	input, hasInput := obj["input"]
+	if params, has := obj["parameters"]; has {
+		switch {
+		case !legacy:
+			return invocation{}, profileError("invalid_invocation_shape", "parameters is not part of the AdCP v3 profile; name the arguments input")
+		case hasInput:
+			return invocation{}, profileError("invalid_invocation_shape", "send input or parameters, not both")
+		}
+		input, hasInput = params, true
+	}
+	inv := invocation{skill: skill, args: []byte("{}")}
+	if !hasInput {
+		return inv, nil
+	}
+	in, ok := input.(map[string]any)
+	if !ok {
+		return invocation{}, profileError("invalid_input", "the data part's input must be a JSON object: the AdCP request")
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		return invocation{}, profileError("invalid_input", "the data part's input is not valid JSON")
+	}
+	inv.args = b
+	return inv, nil
+}
+
+// task encodes a reply as a terminal task.
+func (h *handler) task(ctx context.Context, msg *a2a.Message, r agent.Reply, legacy, refusals bool) (*a2a.Task, error) {
+	data, err := payloadValue(r.Payload, legacy)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now().UTC()
+	t := &a2a.Task{
+		ID:        a2a.NewTaskID(),
+		ContextID: msg.ContextID,
+		Status:    a2a.TaskStatus{State: a2a.TaskStateCompleted, Timestamp: &now},
+	}
+	if t.ContextID == "" {
+		t.ContextID = a2a.NewContextID()
+	}
+	// The screened summary (a decline's reason, a failure's first message)
+	// goes first as text, for plain clients; the AdCP object is the last
+	// part, where AdCP clients read it. A completed arm has no summary, so
+	// its data part stands alone. AdCP clients written against 3.0 (the
+	// @adcp/sdk among them) take a first data part's status as the task's
+	// status and would count a rejected arm as a failed task; with the text
+	// first they read the task state, completed, as the profile intends.
+	summary := r.Summary
+	if r.Failed && summary.IsZero() {
+		summary = sanitize.Internal
+	}
+	art := &a2a.Artifact{ID: a2a.NewArtifactID(), Name: "result"}
+	if !summary.IsZero() {
+		art.Parts = append(art.Parts, a2a.NewTextPart(summary.String()))
+	}
+	art.Parts = append(art.Parts, a2a.NewDataPart(data))
+	if r.Failed {
+		t.Status.State = a2a.TaskStateFailed
+		art.Name = "error"
+	}
+	t.Artifacts = []*a2a.Artifact{art}
+	if refusals {
+		if parts := h.refusalParts(ctx, r, legacy); parts != nil {
+			t.Status.Message = &a2a.Message{
+				ID: a2a.NewMessageID(), Role: a2a.MessageRoleAgent,
+				TaskID: t.ID, ContextID: t.ContextID, Parts: parts,
+			}
+		}
+	}
+	return t, nil
+}
+
+// refusalParts are the refusal extension's two parts for a rejected reply:
+// the screened reason as text and the typed refusal. They are nil for any
+// other arm.
+func (h *handler) refusalParts(ctx context.Context, r agent.Reply, legacy bool) a2a.ContentParts {
+	meta, _ := r.Meta[outcome.Namespace+"/decline"].(map[string]any)
+	slug, _ := meta["slug"].(string)
+	if slug == "" {
+		return nil
+	}
+	e, ok := decline.Lookup(decline.Slug(slug))
+	if !ok {
+		// The rule must be a key of the card's map; a slug outside the
+		// vocabulary cannot be one, so no refusal part is sent.
+		h.log.ErrorContext(ctx, "a2a refusal: decline slug outside the vocabulary", "slug", slug)
+		return nil
+	}
+	refusal := map[string]any{"rule": e.Slug.Kebab(), "reason": e.Reason}
+	text := r.Summary.String()
+	if text == "" {
+		text = e.Reason
+	}
+	if text != e.Reason {
+		refusal["detail"] = text
+	}
+	part := a2a.NewDataPart(refusal)
+	part.MediaType = RefusalMediaType
+	if legacy {
+		// A2A 0.3 has no mediaType on data parts; a2a-go drops it.
+		part.Metadata = map[string]any{"mediaType": RefusalMediaType}
+	}
+	return a2a.ContentParts{a2a.NewTextPart(text), part}
+}
+
+// payloadValue is the AdCP object as a data part's value. For A2A 1.0 it
+// is the agent's JSON itself, so the bytes MCP sends are the bytes A2A
+// sends. a2a-go's 0.3 encoder needs a map (anything else is wrapped in
+// {"value": ...}); numbers are kept as written with json.Number.
+func payloadValue(payload []byte, legacy bool) (any, error) {
+	if !legacy {
+		if !json.Valid(payload) {
+			return nil, errors.New("agent payload is not JSON")
+		}
+		return json.RawMessage(payload), nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, errors.New("agent payload is not an object")
+	}
+	return m, nil
+}
+
+// requestedExtensions reads both header spellings (A2A-Extensions for 1.0,
+// X-A2A-Extensions for 0.3) and splits comma-separated values, which
+// a2a-go does not.
+func requestedExtensions(sp *a2asrv.ServiceParams) map[string]bool {
+	out := map[string]bool{}
+	for _, key := range []string{a2a.SvcParamExtensions, "X-" + a2a.SvcParamExtensions} {
+		vals, _ := sp.Get(key)
+		for _, v := range vals {
+			for _, uri := range strings.Split(v, ",") {
+				if uri = strings.TrimSpace(uri); uri != "" {
+					out[uri] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+func first(sp *a2asrv.ServiceParams, key string) string {
+	vals, _ := sp.Get(key)
+	if len(vals) == 0 {
+		return ""
+	}
+	return vals[0]
+}
+
+// quote bounds and quotes a caller-supplied name for an error message.
+func quote(s string) string {
+	if r := []rune(s); len(r) > 64 {
+		s = string(r[:64]) + "…"
+	}
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// The rest of the A2A surface: nothing is kept, nothing streams, nothing
+// is pushed.
+
+func errNoTasks() error {
+	return a2a.NewError(a2a.ErrTaskNotFound, "tasks are not kept: every reply is a terminal task")
+}
+
+func (h *handler) GetTask(context.Context, *a2a.GetTaskRequest) (*a2a.Task, error) {
+	return nil, errNoTasks()
+}
+
+func (h *handler) ListTasks(context.Context, *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+	return nil, a2a.ErrUnsupportedOperation
+}
+
+func (h *handler) CancelTask(context.Context, *a2a.CancelTaskRequest) (*a2a.Task, error) {
+	return nil, errNoTasks()
+}
+
+func (h *handler) SubscribeToTask(context.Context, *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) { yield(nil, errNoTasks()) }
+}
+
+func (h *handler) SendStreamingMessage(context.Context, *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) { yield(nil, a2a.ErrUnsupportedOperation) }
+}
+
+func (h *handler) GetTaskPushConfig(context.Context, *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
+	return nil, a2a.ErrPushNotificationNotSupported
+}
+
+func (h *handler) ListTaskPushConfigs(context.Context, *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
+	return nil, a2a.ErrPushNotificationNotSupported
+}
+
+func (h *handler) CreateTaskPushConfig(context.Context, *a2a.PushConfig) (*a2a.PushConfig, error) {
+	return nil, a2a.ErrPushNotificationNotSupported
+}
+
+func (h *handler) DeleteTaskPushConfig(context.Context, *a2a.DeleteTaskPushConfigRequest) error {
+	return a2a.ErrPushNotificationNotSupported
+}
+
+func (h *handler) GetExtendedAgentCard(context.Context, *a2a.GetExtendedAgentCardRequest) (*a2a.AgentCard, error) {
+	return nil, a2a.ErrExtendedCardNotConfigured
+}

@@ -1,0 +1,162 @@
+package a2aserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"github.com/a2aproject/a2a-go/v2/a2asrv"
+	a2alog "github.com/a2aproject/a2a-go/v2/log"
+	"github.com/labstack/echo/v4"
+
+	"github.com/storefront/storefront/agent"
+)
+
+// CardPath is where the agent card is served, at the origin and, because
+// A2A clients look for it relative to the URL they are given, under /a2a.
+const CardPath = "/.well-known/agent-card.json"
+
+// Config configures the A2A surface.
+type Config struct {
+	Agent *agent.Agent
+	// DefaultPublisher is served at the plain paths; others under
+	// /p/:publisher.
+	DefaultPublisher string
+	// Version is the storefront build, shown on the card.
+	Version string
+	// PublicURL, when set, is the origin the card advertises (for example
+	// behind a TLS-terminating proxy). When empty the card uses the
+	// request's own Host and scheme, which is right for direct access and
+	// needs no trust in forwarding headers.
+	PublicURL string
+	Log       *slog.Logger
+}
+
+// Server is the A2A surface of one storefront.
+type Server struct {
+	cfg      Config
+	v10, v03 http.Handler
+}
+
+// New builds the A2A surface.
+func New(cfg Config) *Server {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	h := &handler{agent: cfg.Agent, log: cfg.Log}
+	recovered := a2asrv.WithTransportPanicHandler(func(r any) error {
+		cfg.Log.Error("a2a: panic while serving a call", "panic", r)
+		return a2a.ErrInternalError
+	})
+	return &Server{
+		cfg: cfg,
+		v10: a2asrv.NewJSONRPCHandler(h, recovered),
+		v03: a2av0.NewJSONRPCHandler(h, recovered),
+	}
+}
+
+// Mount adds the A2A routes to e: the JSON-RPC endpoint and the agent card
+// for the default publisher at the plain paths and for the others under
+// /p/:publisher. limit bounds the request body; publisher(param) is the
+// server's middleware that resolves the publisher (param "" for the
+// default) and answers 404 for an unknown one.
+func Mount(e *echo.Echo, cfg Config, limit echo.MiddlewareFunc, publisher func(param string) echo.MiddlewareFunc) *Server {
+	s := New(cfg)
+	e.POST("/a2a", s.serveRPC, limit, publisher(""))
+	e.POST("/p/:publisher/a2a", s.serveRPC, limit, publisher("publisher"))
+	for _, p := range []string{CardPath, "/a2a" + CardPath} {
+		e.GET(p, s.serveCard, publisher(""))
+		e.GET("/p/:publisher"+p, s.serveCard, publisher("publisher"))
+	}
+	return s
+}
+
+func (s *Server) publisherOf(c echo.Context) (id string, prefix string) {
+	if id := c.Param("publisher"); id != "" {
+		return id, "/p/" + url.PathEscape(id)
+	}
+	return s.cfg.DefaultPublisher, ""
+}
+
+// serveRPC routes one JSON-RPC request to the 1.0 or the 0.3 binding. The
+// method name decides: 0.3 methods have a slash (message/send), 1.0
+// methods do not (SendMessage). 0.3 clients send no A2A-Version header, so
+// the header cannot decide.
+func (s *Server) serveRPC(c echo.Context) error {
+	r := c.Request()
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return err // the body limit's 413
+	}
+	var probe struct {
+		Method string `json:"method"`
+	}
+	_ = json.Unmarshal(body, &probe) // a2a-go reports malformed bodies
+	id, _ := s.publisherOf(c)
+	w := c.Response()
+	x := &exchange{publisher: id, legacy: strings.Contains(probe.Method, "/"), header: w.Header()}
+	ctx := context.WithValue(r.Context(), exchangeKey{}, x)
+	ctx = a2alog.AttachLogger(ctx, s.cfg.Log)
+	r = r.WithContext(ctx)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	// a2a-go's 0.3 binding leaves Content-Type unset on errors.
+	w.Header().Set("Content-Type", "application/json")
+	if x.legacy {
+		s.v03.ServeHTTP(w, r)
+	} else {
+		s.v10.ServeHTTP(w, r)
+	}
+	return nil
+}
+
+// serveCard writes the publisher's agent card.
+func (s *Server) serveCard(c echo.Context) error {
+	id, prefix := s.publisherOf(c)
+	ctx := c.Request().Context()
+	snap, err := s.cfg.Agent.Snaps.Snapshot(ctx, id)
+	if err != nil {
+		s.cfg.Log.WarnContext(ctx, "a2a card: snapshot", "publisher", id, "err", err)
+		return echo.NewHTTPError(http.StatusServiceUnavailable, "temporarily unavailable")
+	}
+	name := "Storefront"
+	if n, ok := snap.Screen.Line(snap.Publisher.Name, 200); ok {
+		name = n.String()
+	}
+	// The fallback line holds no publisher data, so it cannot leak any.
+	const about = "get_products answers a brief with products, declines it with a reason and suggestions, or fails with a typed error. Send a bearer token in the Authorization header for account-scoped answers."
+	desc := "AdCP seller agent: " + about
+	if d, ok := snap.Screen.Line("AdCP seller agent for "+name+": "+about, 1000); ok {
+		desc = d.String()
+	}
+	b, err := BuildCard(CardInfo{
+		Endpoint:    s.origin(c.Request()) + prefix + "/a2a",
+		Name:        name,
+		Description: desc,
+		Version:     s.cfg.Version,
+		Tools:       s.cfg.Agent.Tools(),
+	})
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Access-Control-Allow-Origin", "*")
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, b)
+}
+
+// origin is the scheme and host the card advertises.
+func (s *Server) origin(r *http.Request) string {
+	if s.cfg.PublicURL != "" {
+		return strings.TrimRight(s.cfg.PublicURL, "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
