@@ -1,0 +1,165 @@
+// Package pgtest gives tests a fresh, migrated PostgreSQL database each:
+// pgtestdb clones a template database that the embedded goose migrations
+// built once, and drops the clone when the test passes.
+//
+// The server comes from STOREFRONT_TEST_DATABASE_URL, or else DATABASE_URL
+// (for example postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable).
+// Without one, or when it cannot be reached, tests skip, unless CI=true: a
+// CI run without its database must fail, never pass by skipping.
+package pgtest
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver pgtestdb uses
+	"github.com/peterldowns/pgtestdb"
+
+	"github.com/storefront/storefront/store/pgstore"
+)
+
+// EnvVars are the variables that name the test server, first found wins.
+var EnvVars = []string{"STOREFRONT_TEST_DATABASE_URL", "DATABASE_URL"}
+
+// Required reports whether database tests must run: CI=true.
+func Required() bool {
+	ok, _ := strconv.ParseBool(os.Getenv("CI"))
+	return ok
+}
+
+// Unavailable skips the test, or fails it when a database is required.
+func Unavailable(t testing.TB, why string) {
+	t.Helper()
+	if Required() {
+		t.Fatalf("PostgreSQL is required under CI=true: %s", why)
+	}
+	t.Skipf("skipping: %s", why)
+}
+
+var (
+	probeOnce sync.Once
+	probeURL  string
+	probeErr  error
+)
+
+// serverURL returns the configured server, probing it once per test
+// binary.
+func serverURL(t testing.TB) string {
+	t.Helper()
+	probeOnce.Do(func() {
+		for _, k := range EnvVars {
+			if v := os.Getenv(k); v != "" {
+				probeURL = v
+				break
+			}
+		}
+		if probeURL == "" {
+			probeErr = fmt.Errorf("no database configured (set %s)", strings.Join(EnvVars, " or "))
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, probeURL)
+		if err != nil {
+			probeErr = fmt.Errorf("the test database is not reachable: %w", err)
+			return
+		}
+		probeErr = conn.Close(ctx)
+	})
+	if probeErr != nil {
+		Unavailable(t, probeErr.Error())
+	}
+	return probeURL
+}
+
+// config turns the server URL into pgtestdb's terms.
+func config(t testing.TB, raw string) pgtestdb.Config {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		t.Fatalf("the test database URL is not a postgres:// URL: %v", err)
+	}
+	port := u.Port()
+	if port == "" {
+		port = "5432"
+	}
+	password, _ := u.User.Password()
+	return pgtestdb.Config{
+		DriverName: "pgx",
+		Host:       u.Hostname(),
+		Port:       port,
+		User:       u.User.Username(),
+		Password:   password,
+		Database:   strings.TrimPrefix(u.Path, "/"),
+		Options:    u.RawQuery,
+	}
+}
+
+// migrator builds pgtestdb's template with the migrations pgstore.Open
+// runs, so tests see exactly the production schema.
+type migrator struct{}
+
+// Hash names the template after the migration files' contents: editing a
+// migration builds a new template.
+func (migrator) Hash() (string, error) {
+	h := sha256.New()
+	err := fs.WalkDir(pgstore.Migrations(), ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(pgstore.Migrations(), path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", path, len(b))
+		h.Write(b)
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil)), err
+}
+
+func (migrator) Migrate(ctx context.Context, db *sql.DB, _ pgtestdb.Config) error {
+	return pgstore.Migrate(ctx, db, nil)
+}
+
+// NewDatabase returns the URL of a fresh database with the storefront's
+// schema, dropped when t passes (kept for inspection when it fails).
+func NewDatabase(t testing.TB) string {
+	t.Helper()
+	conf := config(t, serverURL(t))
+	return pgtestdb.Custom(t, conf, migrator{}).URL()
+}
+
+// Open opens a pgstore.Store on a fresh database and closes it when t
+// ends, before the database is dropped.
+func Open(t testing.TB) *pgstore.Store {
+	t.Helper()
+	return OpenURL(t, NewDatabase(t))
+}
+
+// OpenURL opens another pgstore.Store on the database at databaseURL,
+// closed when t ends: two of them on one database act as two replicas.
+func OpenURL(t testing.TB, databaseURL string) *pgstore.Store {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := pgstore.Open(ctx, databaseURL, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatalf("pgstore.Open: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
