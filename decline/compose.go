@@ -82,17 +82,20 @@ func Compose(in Input, screen *sanitize.Screen) Composed {
 
 	offered, checks := verified(visible, in.Verify)
 	out.Checks = checks
-	texts := make([]string, 0, len(offered))
+	// Screen each change's text as Lines would, keeping Offered aligned
+	// with Suggestions one to one: a change whose text was screened out,
+	// or reads the same as one already kept (two rules can both suggest
+	// display), is not offered.
 	for _, ch := range offered {
-		texts = append(texts, ch.Text())
-	}
-	out.Suggestions = screen.Lines(texts, sanitize.MaxSuggestion, sanitize.MaxSuggestions)
-	// A suggestion whose text was screened out is not offered; keep the
-	// structured list aligned with what the buyer sees.
-	for _, ch := range offered {
-		if t, ok := screen.Line(ch.Text(), sanitize.MaxSuggestion); ok && containsText(out.Suggestions, t) {
-			out.Offered = append(out.Offered, ch)
+		if len(out.Suggestions) == sanitize.MaxSuggestions {
+			break
 		}
+		t, ok := screen.Line(ch.Text(), sanitize.MaxSuggestion)
+		if !ok || containsText(out.Suggestions, t) {
+			continue
+		}
+		out.Suggestions = append(out.Suggestions, t)
+		out.Offered = append(out.Offered, ch)
 	}
 
 	entry, _ := Lookup(primary.Slug)
