@@ -6,8 +6,6 @@ package app
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -17,13 +15,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/storefront/storefront/admin"
-	"github.com/storefront/storefront/agent"
-	"github.com/storefront/storefront/demo"
-	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/server"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/store/memstore"
+	"github.com/storefront/storefront/store/pgstore"
 )
 
 // Version is the storefront's build version.
@@ -33,16 +28,29 @@ var Version = "0.1.0-dev"
 type Main struct {
 	Stdout, Stderr io.Writer
 
+	// Command is the subcommand: serve, "admin token create", "ledger verify"...
+	Command string
 	// Flags, after ParseFlags.
-	Command  string
-	Addr     string
-	Sandbox  bool
-	LogLevel string
-	LogJSON  bool
-	// DemoBuyerToken and DemoAdminToken fix the demo tokens of the
-	// embedded default instead of generating them.
+	Addr        string
+	Sandbox     bool
+	LogLevel    string
+	LogJSON     bool
+	DatabaseURL string
+	SeedDemo    bool
+	// DefaultPublisher is served at the plain paths.
+	DefaultPublisher string
+	// DemoBuyerToken and DemoAdminToken fix the demo tokens instead of
+	// generating them.
 	DemoBuyerToken string
 	DemoAdminToken string
+	// Subcommand arguments.
+	Publisher     string
+	Name          string
+	Domain        string
+	BuyerID       string
+	Operator      string
+	Accounts      stringList
+	AnonDiscovery bool
 
 	// Now, when set, is the clock the pipeline uses (tests pin it).
 	Now func() time.Time
@@ -60,26 +68,70 @@ func NewMain() *Main {
 	return &Main{Stdout: os.Stdout, Stderr: os.Stderr, Ready: make(chan struct{})}
 }
 
+// commands maps each command to a one-line description, for usage.
+var commands = []struct{ name, help string }{
+	{"serve", "run the storefront (the default)"},
+	{"ledger verify", "walk each publisher's decision ledger and name the first broken entry"},
+	{"admin token create", "create an admin API token for a publisher (--publisher)"},
+	{"admin publisher create", "create a publisher (--publisher, --name, --domain)"},
+	{"buyer token create", "create a buyer token (--publisher, --buyer, --operator, --account)"},
+}
+
 // ParseFlags reads the subcommand and flags. Environment variables give
 // defaults; flags win.
 func (m *Main) ParseFlags(args []string) error {
 	m.Command = "serve"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		m.Command, args = args[0], args[1:]
+	for _, c := range commands {
+		words := strings.Fields(c.name)
+		if len(args) >= len(words) && strings.Join(args[:len(words)], " ") == c.name {
+			m.Command, args = c.name, args[len(words):]
+			break
+		}
 	}
-	switch m.Command {
-	case "serve":
-	default:
-		return fmt.Errorf("unknown command %q (want serve)", m.Command)
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		var names []string
+		for _, c := range commands {
+			names = append(names, c.name)
+		}
+		return fmt.Errorf("unknown command %q (want one of: %s)", strings.Join(args, " "), strings.Join(names, "; "))
 	}
 	fs := flag.NewFlagSet("storefront "+m.Command, flag.ContinueOnError)
 	fs.SetOutput(m.Stderr)
-	fs.StringVar(&m.Addr, "addr", envOr("STOREFRONT_ADDR", "127.0.0.1:8080"), "address to listen on (STOREFRONT_ADDR)")
-	fs.BoolVar(&m.Sandbox, "sandbox", envBool("STOREFRONT_SANDBOX"), "sandbox mode: compliance controller and test-kit keys (STOREFRONT_SANDBOX=1)")
 	fs.StringVar(&m.LogLevel, "log-level", envOr("STOREFRONT_LOG_LEVEL", "info"), "debug, info, warn or error (STOREFRONT_LOG_LEVEL)")
 	fs.BoolVar(&m.LogJSON, "log-json", envBool("STOREFRONT_LOG_JSON"), "log as JSON lines (STOREFRONT_LOG_JSON=1)")
-	fs.StringVar(&m.DemoBuyerToken, "demo-buyer-token", os.Getenv("STOREFRONT_DEMO_BUYER_TOKEN"), "fix the demo buyer token instead of generating one (STOREFRONT_DEMO_BUYER_TOKEN)")
-	fs.StringVar(&m.DemoAdminToken, "demo-admin-token", os.Getenv("STOREFRONT_DEMO_ADMIN_TOKEN"), "fix the demo publisher's admin token instead of generating one (STOREFRONT_DEMO_ADMIN_TOKEN)")
+	fs.StringVar(&m.DatabaseURL, "database-url", os.Getenv("DATABASE_URL"), "PostgreSQL URL; without it the in-memory store is used (DATABASE_URL)")
+	switch m.Command {
+	case "serve":
+		fs.StringVar(&m.Addr, "addr", envOr("STOREFRONT_ADDR", "127.0.0.1:8080"), "address to listen on (STOREFRONT_ADDR)")
+		fs.BoolVar(&m.Sandbox, "sandbox", envBool("STOREFRONT_SANDBOX"), "sandbox mode: compliance controller and test-kit keys (STOREFRONT_SANDBOX=1)")
+		fs.BoolVar(&m.SeedDemo, "seed-demo", envBool("STOREFRONT_SEED_DEMO"), "with PostgreSQL, load the demo publisher if it is absent (STOREFRONT_SEED_DEMO=1); the in-memory store always has it")
+		fs.StringVar(&m.DefaultPublisher, "default-publisher", os.Getenv("STOREFRONT_DEFAULT_PUBLISHER"), "publisher served at the plain paths (STOREFRONT_DEFAULT_PUBLISHER); default: the demo publisher if present, else the first")
+		fs.StringVar(&m.DemoBuyerToken, "demo-buyer-token", os.Getenv("STOREFRONT_DEMO_BUYER_TOKEN"), "fix the demo buyer token instead of generating one (STOREFRONT_DEMO_BUYER_TOKEN)")
+		fs.StringVar(&m.DemoAdminToken, "demo-admin-token", os.Getenv("STOREFRONT_DEMO_ADMIN_TOKEN"), "fix the demo publisher's admin token instead of generating one (STOREFRONT_DEMO_ADMIN_TOKEN)")
+	case "ledger verify":
+		fs.StringVar(&m.Publisher, "publisher", "", "verify one publisher (default: all)")
+	case "admin token create":
+		fs.StringVar(&m.Publisher, "publisher", "", "the publisher the token is scoped to (required)")
+		fs.StringVar(&m.Name, "name", "admin", "a name for the token, recorded as the author of edits")
+	case "admin publisher create":
+		fs.StringVar(&m.Publisher, "publisher", "", "publisher id (required; letters, digits, - and _)")
+		fs.StringVar(&m.Name, "name", "", "public name (required)")
+		fs.StringVar(&m.Domain, "domain", "", "publisher domain (required)")
+		fs.BoolVar(&m.AnonDiscovery, "anonymous-discovery", true, "allow get_products without credentials for public requests")
+	case "buyer token create":
+		fs.StringVar(&m.Publisher, "publisher", "", "the publisher (required)")
+		fs.StringVar(&m.BuyerID, "buyer", "", "buyer principal id (required)")
+		fs.StringVar(&m.Operator, "operator", "", "operator domain the buyer acts for (required)")
+		fs.Var(&m.Accounts, "account", "a seller-assigned account id the buyer may use (repeatable)")
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(m.Stderr, "usage: storefront [command] [flags]\n\ncommands:\n")
+		for _, c := range commands {
+			fmt.Fprintf(m.Stderr, "  %-24s %s\n", c.name, c.help)
+		}
+		fmt.Fprintf(m.Stderr, "\nflags for %q:\n", m.Command)
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -88,6 +140,11 @@ func (m *Main) ParseFlags(args []string) error {
 	}
 	return nil
 }
+
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 
 func envOr(k, def string) string {
 	if v := os.Getenv(k); v != "" {
@@ -123,6 +180,14 @@ func (m *Main) Run(ctx context.Context) error {
 	switch m.Command {
 	case "serve":
 		return m.serve(ctx)
+	case "ledger verify":
+		return m.ledgerVerify(ctx)
+	case "admin token create":
+		return m.adminTokenCreate(ctx)
+	case "admin publisher create":
+		return m.publisherCreate(ctx)
+	case "buyer token create":
+		return m.buyerTokenCreate(ctx)
 	}
 	return fmt.Errorf("unknown command %q", m.Command)
 }
@@ -138,67 +203,42 @@ func (m *Main) Close() error {
 	return nil
 }
 
-func (m *Main) serve(ctx context.Context) error {
-	s := memstore.New()
+// openStore opens PostgreSQL when a database URL is configured and the
+// in-memory store otherwise, and says which.
+func (m *Main) openStore(ctx context.Context) (kind string, err error) {
+	if m.DatabaseURL == "" {
+		m.Store = memstore.New()
+		return "memory", nil
+	}
+	openCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	s, err := pgstore.Open(openCtx, m.DatabaseURL, m.log)
+	if err != nil {
+		return "", fmt.Errorf("cannot use the PostgreSQL database at %s: %w", redact(m.DatabaseURL), err)
+	}
 	m.Store = s
-	m.log.Warn("using the in-memory store: every edit is lost when the storefront stops")
-	if err := demo.Seed(ctx, s); err != nil {
-		return fmt.Errorf("seeding the demo publisher: %w", err)
-	}
-	buyerToken := m.DemoBuyerToken
-	if buyerToken == "" {
-		buyerToken = "sf_buyer_" + randomHex(16)
-	}
-	if err := s.PutBuyerToken(ctx, demo.PublisherID, store.TokenDigest(buyerToken),
-		store.Buyer{ID: "demo-buyer", Operator: "pinnacle-agency.example"}); err != nil {
-		return err
-	}
-	adminToken := m.DemoAdminToken
-	if adminToken == "" {
-		adminToken = admin.NewToken("sf_admin_")
-	}
-	if err := s.PutAdminToken(ctx, store.TokenDigest(adminToken), store.Admin{Publisher: demo.PublisherID, Name: "demo"}); err != nil {
-		return err
-	}
-
-	snaps := store.NewSnapshots(s)
-	go snaps.Watch(ctx)
-	svc := &products.Service{
-		Snapshots:  snaps,
-		Ledger:     store.Ledger{Store: s},
-		Accounts:   store.Accounts{Store: s},
-		Directives: store.Directives{Store: s},
-		Now:        m.Now,
-		Log:        m.log,
-	}
-	a := agent.New(s, svc, snaps, m.Sandbox, m.log)
-	adm := &admin.Handler{
-		Store: s, Snaps: snaps, Log: m.log, Now: m.Now,
-		Preview: &products.Service{Snapshots: snaps, Accounts: admin.PreviewAccounts{Store: s}, Now: m.Now, Log: m.log},
-	}
-	m.Server = server.New(server.Config{
-		Addr: m.Addr, DefaultPublisher: demo.PublisherID, Agent: a, Admin: adm, Store: s,
-		StoreKind: "memory", Version: Version, Log: m.log,
-	})
-	if err := m.Server.Listen(); err != nil {
-		return fmt.Errorf("listening on %s: %w", m.Addr, err)
-	}
-	m.log.Info("storefront serving", "addr", m.Server.Addr(), "mcp", m.Server.BaseURL()+"/mcp",
-		"publisher", demo.PublisherID, "sandbox", m.Sandbox, "version", Version)
-	fmt.Fprintf(m.Stdout, "demo buyer token (operator pinnacle-agency.example): %s\n", buyerToken)
-	fmt.Fprintf(m.Stdout, "demo admin token (publisher %s): %s\n", demo.PublisherID, adminToken)
-	close(m.Ready)
-	err := m.Server.Serve(ctx)
-	if errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return err
+	return "postgres", nil
 }
 
-func randomHex(n int) string {
-	b := make([]byte, n)
-	if _, err := rand.Read(b); err != nil {
-		panic(err)
+// needDatabase refuses admin commands on the in-memory store: a token made
+// in one process would be lost with it.
+func (m *Main) needDatabase() error {
+	if m.DatabaseURL == "" {
+		return errors.New("this command changes the database: set DATABASE_URL (or --database-url). The in-memory store of the embedded default lives in the serving process only; it prints its demo tokens at start-up")
 	}
-	return hex.EncodeToString(b)
+	return nil
+}
+
+// redact hides a password in a database URL for messages.
+func redact(u string) string {
+	at := strings.LastIndex(u, "@")
+	scheme := strings.Index(u, "://")
+	if at < 0 || scheme < 0 || at < scheme {
+		return u
+	}
+	cred := u[scheme+3 : at]
+	if user, _, ok := strings.Cut(cred, ":"); ok {
+		return u[:scheme+3] + user + ":***" + u[at:]
+	}
+	return u
 }

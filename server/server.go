@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -46,6 +47,8 @@ type Server struct {
 	Echo *echo.Echo
 	ln   net.Listener
 	http *http.Server
+	// publishers remembers publishers known to exist.
+	publishers sync.Map
 }
 
 // New builds the server and its routes.
@@ -73,7 +76,9 @@ func New(cfg Config) *Server {
 
 // publisher resolves the publisher a request is for: the path parameter
 // when param is set, the default publisher otherwise. An unknown publisher
-// is a 404, the same as an unknown path.
+// is a 404, the same as an unknown path. Publishers already seen are
+// remembered, so that losing the database turns into the tools' own
+// transient errors rather than a transport failure.
 func (s *Server) publisher(param string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -81,17 +86,25 @@ func (s *Server) publisher(param string) echo.MiddlewareFunc {
 			if param != "" {
 				id = c.Param(param)
 			}
-			if _, err := s.cfg.Store.Publisher(c.Request().Context(), id); err != nil {
-				if errors.Is(err, store.ErrNotFound) {
-					return echo.NewHTTPError(http.StatusNotFound, "not found")
+			if !s.known(id) {
+				if _, err := s.cfg.Store.Publisher(c.Request().Context(), id); err != nil {
+					if errors.Is(err, store.ErrNotFound) {
+						return echo.NewHTTPError(http.StatusNotFound, "not found")
+					}
+					return echo.NewHTTPError(http.StatusServiceUnavailable, "storage unavailable")
 				}
-				return echo.NewHTTPError(http.StatusServiceUnavailable, "storage unavailable")
+				s.publishers.Store(id, true)
 			}
 			r := c.Request()
 			c.SetRequest(r.WithContext(mcpserver.WithPublisher(r.Context(), id)))
 			return next(c)
 		}
 	}
+}
+
+func (s *Server) known(id string) bool {
+	_, ok := s.publishers.Load(id)
+	return ok
 }
 
 func (s *Server) health(c echo.Context) error {

@@ -1,0 +1,151 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/admin"
+	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/store"
+)
+
+// exitError carries a command's exit status.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// ExitCode is the process exit status for the error.
+func (e *exitError) ExitCode() int { return e.code }
+
+// ledgerVerify walks every publisher's chain (or one), printing progress
+// to stderr, and exits 1 naming the first broken entry.
+func (m *Main) ledgerVerify(ctx context.Context) error {
+	if _, err := m.openStore(ctx); err != nil {
+		return err
+	}
+	var pubs []string
+	if m.Publisher != "" {
+		pubs = []string{m.Publisher}
+	} else {
+		ps, err := m.Store.Publishers(ctx)
+		if err != nil {
+			return err
+		}
+		for _, p := range ps {
+			pubs = append(pubs, p.ID)
+		}
+	}
+	broken := 0
+	for _, p := range pubs {
+		start := time.Now()
+		last := time.Time{}
+		res, err := admin.Verify(ctx, m.Store, p, func(checked, total int64) {
+			if now := time.Now(); now.Sub(last) >= 250*time.Millisecond || checked == total {
+				last = now
+				pct := 100.0
+				if total > 0 {
+					pct = float64(checked) * 100 / float64(total)
+				}
+				fmt.Fprintf(m.Stderr, "\rverifying %s: %d/%d entries (%.0f%%)", p, checked, total, pct)
+			}
+		})
+		if err != nil {
+			return fmt.Errorf("verifying %s: %w", p, err)
+		}
+		fmt.Fprintf(m.Stderr, "\r\033[K")
+		if res.OK {
+			fmt.Fprintf(m.Stdout, "%s: ok, %d entries, chain intact (%s)\n", p, res.Checked, time.Since(start).Round(time.Millisecond))
+			continue
+		}
+		broken++
+		fmt.Fprintf(m.Stdout, "%s: BROKEN at sequence %d: %s (%d entries before it verified)\n", p, res.Break.Sequence, res.Break.Reason, res.Checked)
+	}
+	if broken > 0 {
+		return &exitError{1, fmt.Sprintf("%d ledger(s) broken", broken)}
+	}
+	return nil
+}
+
+func (m *Main) adminTokenCreate(ctx context.Context) error {
+	if err := m.needDatabase(); err != nil {
+		return err
+	}
+	if m.Publisher == "" {
+		return errors.New("--publisher is required")
+	}
+	if _, err := m.openStore(ctx); err != nil {
+		return err
+	}
+	if _, err := m.Store.Publisher(ctx, m.Publisher); errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("there is no publisher %q", m.Publisher)
+	} else if err != nil {
+		return err
+	}
+	token := admin.NewToken("sf_admin_")
+	if err := m.Store.PutAdminToken(ctx, store.TokenDigest(token), store.Admin{Publisher: m.Publisher, Name: m.Name}); err != nil {
+		return err
+	}
+	fmt.Fprintln(m.Stdout, token)
+	fmt.Fprintf(m.Stderr, "admin token %q for publisher %s created; it is shown once (the database keeps only its digest)\n", m.Name, m.Publisher)
+	return nil
+}
+
+var publisherIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+func (m *Main) publisherCreate(ctx context.Context) error {
+	if err := m.needDatabase(); err != nil {
+		return err
+	}
+	switch {
+	case !publisherIDRE.MatchString(m.Publisher):
+		return errors.New("--publisher must be 1-64 letters, digits, - or _")
+	case m.Name == "":
+		return errors.New("--name is required")
+	case !adcp.IsDomain(m.Domain):
+		return errors.New("--domain must be a lower-case domain name")
+	}
+	if _, err := m.openStore(ctx); err != nil {
+		return err
+	}
+	if _, err := m.Store.Publisher(ctx, m.Publisher); err == nil {
+		return fmt.Errorf("publisher %q already exists", m.Publisher)
+	}
+	if err := m.Store.PutPublisher(ctx, products.Publisher{ID: m.Publisher, Name: m.Name, Domain: m.Domain, AnonymousDiscovery: m.AnonDiscovery}); err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "publisher %s created; it serves no products until it has a rulebook (PUT /admin/v1/publishers/%s/rulebook)\n", m.Publisher, m.Publisher)
+	return nil
+}
+
+func (m *Main) buyerTokenCreate(ctx context.Context) error {
+	if err := m.needDatabase(); err != nil {
+		return err
+	}
+	switch {
+	case m.Publisher == "":
+		return errors.New("--publisher is required")
+	case m.BuyerID == "":
+		return errors.New("--buyer is required")
+	case !adcp.IsDomain(m.Operator):
+		return errors.New("--operator must be a lower-case domain name")
+	}
+	if _, err := m.openStore(ctx); err != nil {
+		return err
+	}
+	if _, err := m.Store.Publisher(ctx, m.Publisher); err != nil {
+		return fmt.Errorf("publisher %q: %w", m.Publisher, err)
+	}
+	token := admin.NewToken("sf_buyer_")
+	if err := m.Store.PutBuyerToken(ctx, m.Publisher, store.TokenDigest(token), store.Buyer{ID: m.BuyerID, Operator: m.Operator, Accounts: m.Accounts}); err != nil {
+		return err
+	}
+	fmt.Fprintln(m.Stdout, token)
+	return nil
+}
