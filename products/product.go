@@ -204,9 +204,14 @@ func (p *Product) Validate() error {
 		case po.FixedPrice != nil && po.FloorPrice != nil:
 			v.Add(ptr+"/floor_price", "fixed_price and floor_price are mutually exclusive")
 		}
-		for name, x := range map[string]*float64{"fixed_price": po.FixedPrice, "floor_price": po.FloorPrice, "min_spend_per_package": po.MinSpendPerPackage} {
-			if x != nil && *x < 0 {
-				v.Add(ptr+"/"+name, "%s must not be negative", name)
+		// In a fixed order, so the same product always gets the same
+		// problems in the same order.
+		for _, f := range []struct {
+			name string
+			x    *float64
+		}{{"fixed_price", po.FixedPrice}, {"floor_price", po.FloorPrice}, {"min_spend_per_package", po.MinSpendPerPackage}} {
+			if f.x != nil && *f.x < 0 {
+				v.Add(ptr+"/"+f.name, "%s must not be negative", f.name)
 			}
 		}
 	}

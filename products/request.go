@@ -458,9 +458,14 @@ func decodeFilters(o object) Filters {
 		if br.Min == nil && br.Max == nil {
 			o.d.invalid("filters.budget_range", "budget_range needs min or max")
 		}
-		for name, v := range map[string]*float64{"min": br.Min, "max": br.Max} {
-			if v != nil && *v < 0 {
-				o.d.invalid("filters.budget_range."+name, "budget_range."+name+" must not be negative")
+		// A slice, not a map: problems are reported in a fixed order, so
+		// the same request always gets the same answer.
+		for _, b := range []struct {
+			name string
+			v    *float64
+		}{{"min", br.Min}, {"max", br.Max}} {
+			if b.v != nil && *b.v < 0 {
+				o.d.invalid("filters.budget_range."+b.name, "budget_range."+b.name+" must not be negative")
 			}
 		}
 		f.Budget = br
