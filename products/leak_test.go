@@ -152,7 +152,7 @@ type leakCase struct {
 	args      string
 }
 
-func leakCases(acctID string, kit products.Principal) []leakCase {
+func leakCases() []leakCase {
 	ctx := `"context":{"note":"ZX-4471-HOLIDAY-FLOOR for Dana Whitfield"}`
 	var out []leakCase
 	add := func(name string, p products.Principal, body string) {
@@ -198,10 +198,10 @@ func leakCases(acctID string, kit products.Principal) []leakCase {
 	add("forged cursor", anonymous, `"adcp_version":"3.2-beta.5","brief":"Kestrel","pagination":{"cursor":"WlgtNDQ3MQ"}`)
 	add("finalize", anonymous, `"adcp_version":"3.2-beta.5","buying_mode":"refine","refine":[{"scope":"proposal","proposal_id":"prop_1","action":"finalize"}]`)
 	// Compliance directives: forced text passes the same screen.
-	forced := fmt.Sprintf(`"adcp_version":"3.2-beta.5","brief":"Kestrel","account":{"account_id":%q}`, acctID)
-	add("forced rejection", kit, forced)
-	add("forced submission", kit, forced)
-	add("forced legacy rejection", kit, strings.Replace(forced, "3.2-beta.5", "3.1", 1))
+	forced := `"adcp_version":"3.2-beta.5","brief":"Kestrel","account":{"brand":{"domain":"kit.example"},"operator":"agency.example","sandbox":true}`
+	add("forced rejection", agency, forced)
+	add("forced submission", agency, forced)
+	add("forced legacy rejection", agency, strings.Replace(forced, "3.2-beta.5", "3.1", 1))
 	return out
 }
 
@@ -249,7 +249,9 @@ func findLeaks(payload []byte, terms []string) []leak {
 	return out
 }
 
-func leakEnv(t *testing.T) (*env, string, products.Principal) {
+// leakEnv serves the lakeside publisher and returns the id of the
+// agency's sandbox account, which compliance directives are armed for.
+func leakEnv(t *testing.T) (*env, string) {
 	t.Helper()
 	rb := lakesideRulebook()
 	if err := rb.Validate(); err != nil {
@@ -268,11 +270,11 @@ func leakEnv(t *testing.T) (*env, string, products.Principal) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e, acct.ID, products.Principal{ID: "kit", Sandbox: true}
+	return e, acct.ID
 }
 
 // directive arms a compliance directive whose text is full of secrets.
-func directive(t *testing.T, e *env, acctID string, kit products.Principal, arm string) {
+func directive(t *testing.T, e *env, acctID string, arm string) {
 	t.Helper()
 	d := products.Directive{
 		Arm:         arm,
@@ -281,23 +283,24 @@ func directive(t *testing.T, e *env, acctID string, kit products.Principal, arm 
 		TaskID:      "task_lakeside_1",
 		Message:     "Queued for Marta\u00a0Okafor to review.",
 	}
-	if err := e.store.SetDirective(context.Background(), lakeside, acctID, kit.ID, d); err != nil {
+	if err := e.store.SetDirective(context.Background(), lakeside, acctID, agency.ID, d); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestLeak(t *testing.T) {
-	e, acctID, kit := leakEnv(t)
+	e, acctID := leakEnv(t)
 	terms := append(append([]string(nil), secrets...), internalRefs()...)
 
 	arms := map[string]int{}
 	slugs := map[string]bool{}
-	for _, c := range leakCases(acctID, kit) {
+	forcedRejections := 0
+	for _, c := range leakCases() {
 		switch c.name {
 		case "forced rejection", "forced legacy rejection":
-			directive(t, e, acctID, kit, "rejected")
+			directive(t, e, acctID, "rejected")
 		case "forced submission":
-			directive(t, e, acctID, kit, "submitted")
+			directive(t, e, acctID, "submitted")
 		}
 		r, m := e.get(t, lakeside, c.principal, c.args)
 		status, _ := m["status"].(string)
@@ -309,6 +312,9 @@ func TestLeak(t *testing.T) {
 		arms[status]++
 		for _, l := range findLeaks(r.Payload, terms) {
 			t.Errorf("%s: %s = %q carries %q", c.name, l.path, l.value, l.term)
+		}
+		if strings.HasPrefix(c.name, "forced") && strings.HasSuffix(c.name, "rejection") && r.Trace.Forced {
+			forcedRejections++
 		}
 		if status == "rejected" {
 			slugs[r.Outcome.Slug()] = true
@@ -333,6 +339,9 @@ func TestLeak(t *testing.T) {
 		if arms[arm] == 0 {
 			t.Errorf("no case produced a %s answer (arms: %v)", arm, arms)
 		}
+	}
+	if forcedRejections != 2 {
+		t.Errorf("%d forced rejections, want 2: the directive path was not exercised", forcedRejections)
 	}
 	for _, s := range decline.Slugs() {
 		if !slugs[s] {
@@ -399,7 +408,7 @@ func slicesContains(list []string, s string) bool {
 // TestLeakWithoutScreen shows the sweep can fail: with the screen
 // replaced by one that has an empty deny-list, the same requests leak.
 func TestLeakWithoutScreen(t *testing.T) {
-	e, _, _ := leakEnv(t)
+	e, _ := leakEnv(t)
 	terms := append(append([]string(nil), secrets...), internalRefs()...)
 	real, err := e.snaps.Snapshot(context.Background(), lakeside)
 	if err != nil {
@@ -425,7 +434,7 @@ func TestLeakWithoutScreen(t *testing.T) {
 	}
 
 	total := 0
-	for _, c := range leakCases("acct", anonymous) {
+	for _, c := range leakCases() {
 		if c.principal.ID != "" {
 			continue
 		}

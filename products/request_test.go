@@ -255,7 +255,6 @@ func TestDecodeRequest(t *testing.T) {
 				Fields:           []string{"name", "pricing_options"},
 				Pagination:       PageRequest{MaxResults: 5, Cursor: "abc"},
 				PushNotification: json.RawMessage(`{"url":"https://buyer.example/hook"}`),
-				Push:             &PushConfig{URL: "https://buyer.example/hook"},
 				Context:          json.RawMessage(`{"trace":"t-1"}`),
 			}
 			// The decoded push configuration belongs to the task feature

@@ -760,8 +760,9 @@ func TestServiceDirectives(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := `{"adcp_version":"3.2-beta.5","brief":"video","account":{"account_id":"` + acct.ID + `"}}`
-	p := products.Principal{ID: "kit", Sandbox: true}
+	// The agency's own sandbox account, named by its natural key.
+	args := `{"adcp_version":"3.2-beta.5","brief":"video","account":{"brand":{"domain":"acme.example"},"operator":"agency.example","sandbox":true}}`
+	p := agency
 	if err := e.store.SetDirective(ctx, nw, acct.ID, p.ID, products.Directive{Arm: "rejected", Reason: "<b>Forced</b> by test. MR-2291-CTV-FLOOR fired.", Suggestions: []string{"Try display.", "See MR-2291-CTV-FLOOR."}}); err != nil {
 		t.Fatal(err)
 	}
