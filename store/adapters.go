@@ -17,8 +17,15 @@ type Accounts struct{ Store Store }
 // use it. A principal may use the accounts listed on its token, and the
 // natural-key accounts of the operator it acts as, which are provisioned
 // on first use (buyer-declared accounts). A sandbox principal (a compliance
-// test kit) may use sandbox accounts only, of any operator.
+// test-kit key) acts only in sandbox: every natural-key account it names is
+// the sandbox account of that brand and operator, provisioned on first use,
+// and it may name no live account by id.
 func (a Accounts) Resolve(ctx context.Context, publisher string, p products.Principal, ref *products.AccountRef) (products.Account, error) {
+	if p.Sandbox && ref.AccountID == "" && !ref.Sandbox {
+		r := *ref
+		r.Sandbox = true
+		ref = &r
+	}
 	var acct Account
 	var err error
 	switch {
@@ -38,9 +45,6 @@ func (a Accounts) Resolve(ctx context.Context, publisher string, p products.Prin
 			return products.Account{}, products.ErrAccountNotFound
 		}
 	default:
-		if p.Sandbox && !ref.Sandbox {
-			return products.Account{}, products.ErrAccountNotFound
-		}
 		if !p.Sandbox && ref.Operator != p.Operator {
 			return products.Account{}, products.ErrAccountNotFound
 		}
@@ -69,4 +73,23 @@ type Directives struct{ Store Store }
 // Take implements products.Directives.
 func (d Directives) Take(ctx context.Context, publisher, account, principal string) (*products.Directive, error) {
 	return d.Store.TakeDirective(ctx, publisher, account, principal)
+}
+
+// Tasks implements products.Tasks over a Store.
+type Tasks struct{ Store Store }
+
+// Submit implements products.Tasks.
+func (t Tasks) Submit(ctx context.Context, publisher string, sub products.Submission) error {
+	task := Task{
+		ID: sub.TaskID, Owner: TaskOwner{Account: sub.Account, Principal: sub.Principal},
+		Type: "get_products", Status: "submitted", Message: sub.Message, Request: sub.Request,
+	}
+	if p := sub.Push; p != nil {
+		task.Webhook = &Webhook{URL: p.URL, OperationID: p.OperationID, Token: p.Token, Scheme: p.Scheme, Credentials: p.Credentials}
+	}
+	err := t.Store.CreateTask(ctx, publisher, task)
+	if errors.Is(err, ErrExists) {
+		return products.ErrTaskExists
+	}
+	return err
 }

@@ -17,3 +17,29 @@ func Matches(e ledger.Entry, f DecisionFilter) bool {
 	}
 	return true
 }
+
+// TaskMatches reports whether t passes f (ignoring paging).
+func TaskMatches(t Task, f TaskFilter) bool {
+	if len(f.IDs) > 0 && !contains(f.IDs, t.ID) {
+		return false
+	}
+	if f.Type != "" && t.Type != f.Type {
+		return false
+	}
+	if len(f.Statuses) > 0 && !contains(f.Statuses, t.Status) {
+		return false
+	}
+	if f.HasWebhook != nil && (t.Webhook != nil) != *f.HasWebhook {
+		return false
+	}
+	return true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

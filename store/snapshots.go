@@ -19,6 +19,9 @@ type Snapshots struct {
 
 	mu    sync.Mutex
 	cache map[string]*products.Snapshot
+	// seeded caches sandbox principals' seeded snapshots, keyed by
+	// publisher and principal.
+	seeded map[[2]string]seededSnap
 	// building serialises rebuilds per publisher so a burst of requests
 	// after an edit builds the deny-list once.
 	building map[string]*sync.Mutex
@@ -26,7 +29,7 @@ type Snapshots struct {
 
 // NewSnapshots returns a snapshot cache over s.
 func NewSnapshots(s Store) *Snapshots {
-	return &Snapshots{Store: s, cache: map[string]*products.Snapshot{}, building: map[string]*sync.Mutex{}}
+	return &Snapshots{Store: s, cache: map[string]*products.Snapshot{}, seeded: map[[2]string]seededSnap{}, building: map[string]*sync.Mutex{}}
 }
 
 // Snapshot implements products.Snapshots.
@@ -136,4 +139,39 @@ func (c *Snapshots) Watch(ctx context.Context) {
 			}
 		}(id)
 	}
+}
+
+type seededSnap struct {
+	seedVersion int64
+	snap        *products.Snapshot
+}
+
+// SeededSnapshot implements products.Seeds: a sandbox principal that has
+// seeded products sees only them, under the publisher's current rulebook,
+// so that compliance fixtures are not mixed with the real catalogue. It
+// returns nil when the principal has seeded nothing.
+func (c *Snapshots) SeededSnapshot(ctx context.Context, publisher, principal string) (*products.Snapshot, error) {
+	seeds, version, err := c.Store.SeededCatalogue(ctx, publisher, principal)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	base, err := c.Snapshot(ctx, publisher)
+	if err != nil {
+		return nil, err
+	}
+	key := [2]string{publisher, principal}
+	c.mu.Lock()
+	hit, ok := c.seeded[key]
+	c.mu.Unlock()
+	if ok && hit.seedVersion == version && hit.snap.RulebookVersion == base.RulebookVersion {
+		return hit.snap, nil
+	}
+	snap := products.NewSnapshot(base.Publisher, seeds, version, base.Rulebook, base.RulebookVersion)
+	c.mu.Lock()
+	c.seeded[key] = seededSnap{version, snap}
+	c.mu.Unlock()
+	return snap, nil
 }

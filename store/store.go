@@ -101,10 +101,92 @@ type DecisionFilter struct {
 	Limit  int
 }
 
-// Directive is a stored compliance directive.
-type Directive struct {
-	products.Directive
+// Replay is an idempotency record: the response to one key, or a
+// reservation while the first request with that key is in flight.
+type Replay struct {
+	// Scope is who and what the key is for: principal, account and tool.
+	// Keys of different scopes never collide.
+	Scope string
+	Key   string
+	// RequestHash is the digest of the request without its key; the same
+	// key with a different hash is a conflict.
+	RequestHash string
+	// Done is false while the first request is in flight.
+	Done    bool
+	Payload []byte
+	Failed  bool
+	// Slug is the decline slug of a cached rejection, for transport _meta.
+	Slug      string
 	CreatedAt time.Time
+}
+
+// TaskOwner is who a task belongs to: the account and the principal that
+// created it. No one else can see it.
+type TaskOwner struct {
+	Account   string
+	Principal string
+}
+
+// Task is an asynchronous task.
+type Task struct {
+	ID    string    `json:"task_id"`
+	Owner TaskOwner `json:"owner"`
+	// Type is the AdCP task type, e.g. get_products.
+	Type string `json:"task_type"`
+	// Status is submitted, working, completed, failed, rejected or canceled.
+	Status  string `json:"status"`
+	Message string `json:"message,omitempty"`
+	// Request is the originating request's arguments.
+	Request []byte `json:"request,omitempty"`
+	// Result is the terminal AdCP payload.
+	Result      []byte     `json:"result,omitempty"`
+	Webhook     *Webhook   `json:"webhook,omitempty"`
+	CreatedAt   time.Time  `json:"created_at"`
+	UpdatedAt   time.Time  `json:"updated_at"`
+	CompletedAt *time.Time `json:"completed_at,omitempty"`
+	Delivery    Delivery   `json:"delivery"`
+}
+
+// Terminal reports whether the task has finished.
+func (t Task) Terminal() bool {
+	switch t.Status {
+	case "completed", "failed", "rejected", "canceled":
+		return true
+	}
+	return false
+}
+
+// Webhook is where a task's terminal notification goes
+// (push_notification_config).
+type Webhook struct {
+	URL         string `json:"url"`
+	OperationID string `json:"operation_id"`
+	Token       string `json:"token,omitempty"`
+	// Scheme is "Bearer" or "HMAC-SHA256" when the buyer registered
+	// legacy authentication, "" otherwise.
+	Scheme      string `json:"scheme,omitempty"`
+	Credentials string `json:"credentials,omitempty"`
+}
+
+// Delivery is the state of a task's webhook delivery.
+type Delivery struct {
+	// IdempotencyKey and Timestamp stay the same on every retry.
+	IdempotencyKey string     `json:"idempotency_key,omitempty"`
+	Timestamp      time.Time  `json:"timestamp,omitempty"`
+	Attempts       int        `json:"attempts"`
+	LastError      string     `json:"last_error,omitempty"`
+	DeliveredAt    *time.Time `json:"delivered_at,omitempty"`
+}
+
+// TaskFilter selects tasks.
+type TaskFilter struct {
+	IDs      []string
+	Type     string
+	Statuses []string
+	// HasWebhook, when set, selects tasks with (or without) a webhook.
+	HasWebhook *bool
+	Offset     int
+	Limit      int
 }
 
 // Store is the storefront's storage. Every method is safe for concurrent use
@@ -173,6 +255,47 @@ type Store interface {
 	// TakeDirective removes and returns the directive for (account,
 	// principal); nil when there is none. Exactly one caller gets it.
 	TakeDirective(ctx context.Context, publisher, account, principal string) (*products.Directive, error)
+
+	// ReserveReplay claims an idempotency key for a request. It returns
+	// nil when the caller now owns the key and must complete or release
+	// it, or the record already there: completed (replay it, or refuse a
+	// different payload) or still in flight. A reservation left in flight
+	// for longer than staleAfter is taken over.
+	ReserveReplay(ctx context.Context, publisher string, r Replay, staleAfter time.Duration) (*Replay, error)
+	// CompleteReplay stores the response for a reserved key.
+	CompleteReplay(ctx context.Context, publisher, scope, key string, payload []byte, failed bool, slug string) error
+	// ReleaseReplay drops a reservation, so that a retry runs afresh.
+	ReleaseReplay(ctx context.Context, publisher, scope, key string) error
+	// PurgeReplays removes records created before cutoff.
+	PurgeReplays(ctx context.Context, publisher string, before time.Time) (int64, error)
+
+	// CreateTask stores a new task; ErrExists if the owner already has one
+	// with that id.
+	CreateTask(ctx context.Context, publisher string, t Task) error
+	// Task returns one of an owner's tasks (ErrNotFound otherwise, also
+	// when the id exists under another owner).
+	Task(ctx context.Context, publisher string, owner TaskOwner, id string) (Task, error)
+	// PrincipalTasks returns a principal's tasks with the given id, under
+	// any of its accounts, newest first: how a sandbox principal's
+	// compliance controller finds the task it completes.
+	PrincipalTasks(ctx context.Context, publisher, principal, id string) ([]Task, error)
+	// ListTasks returns the owner's tasks matching f, newest first, and
+	// how many match in all.
+	ListTasks(ctx context.Context, publisher string, owner TaskOwner, f TaskFilter) ([]Task, int, error)
+	// FinishTask moves a task to a terminal status with its result.
+	// ErrConflict if it is already terminal.
+	FinishTask(ctx context.Context, publisher string, owner TaskOwner, id, status string, result []byte, at time.Time) (Task, error)
+	// RecordDelivery stores the state of a task's webhook delivery.
+	RecordDelivery(ctx context.Context, publisher string, owner TaskOwner, id string, d Delivery) error
+
+	// SeedProduct adds or replaces a product in a sandbox principal's
+	// seeded catalogue. A seed from a new session first empties the
+	// catalogue, so fixtures of one compliance run never leak into the
+	// next. It returns the seeded catalogue's new version.
+	SeedProduct(ctx context.Context, publisher, principal, session string, p products.Product) (int64, error)
+	// SeededCatalogue returns a sandbox principal's seeded catalogue and
+	// its version; ErrNotFound when it has seeded nothing.
+	SeededCatalogue(ctx context.Context, publisher, principal string) ([]products.Product, int64, error)
 
 	// Changes delivers the id of a publisher whose catalogue or rulebook
 	// changed, from this process or another sharing the storage. The

@@ -28,6 +28,7 @@ type Store struct {
 	order  []string
 	pubs   map[string]*publisher
 	admins map[string]store.Admin
+	extras map[string]*extra
 	now    func() time.Time
 
 	subMu sync.Mutex

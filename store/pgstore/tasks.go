@@ -111,6 +111,22 @@ func (s *Store) Task(ctx context.Context, publisher string, owner store.TaskOwne
 	return pgx.CollectExactlyOneRow(rows, scanTask)
 }
 
+// PrincipalTasks reads a principal's tasks with one id across its accounts.
+// Accounts break ties byte by byte, as memstore compares them.
+func (s *Store) PrincipalTasks(ctx context.Context, publisher, principal, id string) (_ []store.Task, err error) {
+	defer wrap(&err, "PrincipalTasks(%q, %q)", publisher, id)
+	if err := requirePublisher(ctx, s.pool, publisher); err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+taskColumns+` FROM tasks
+		WHERE publisher_id = $1 AND principal = $2 AND id = $3
+		ORDER BY created_at DESC, account COLLATE "C"`, publisher, principal, id)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, scanTask)
+}
+
 // ListTasks counts the matching tasks and reads the page in one
 // repeatable-read transaction, so the total and the page agree.
 func (s *Store) ListTasks(ctx context.Context, publisher string, owner store.TaskOwner, f store.TaskFilter) (_ []store.Task, _ int, err error) {
