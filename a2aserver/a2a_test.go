@@ -21,6 +21,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/a2aproject/a2a-go/v2/a2aext"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/storefront/storefront/a2aserver"
@@ -387,8 +388,12 @@ func TestCardSandbox(t *testing.T) {
 	for _, s := range card.Skills {
 		ids = append(ids, s.ID)
 	}
-	if diff := cmp.Diff(mcpTools(t, env.BaseURL), ids); diff != "" {
+	// The card lists skills in catalogue order, tools/list by name.
+	if diff := cmp.Diff(mcpTools(t, env.BaseURL), ids, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 		t.Errorf("sandbox skill ids differ from MCP tools/list (-mcp +card):\n%s", diff)
+	}
+	if !slices.Contains(ids, "comply_test_controller") {
+		t.Errorf("sandbox card lacks comply_test_controller: %v", ids)
 	}
 }
 

@@ -31,6 +31,7 @@ const (
 	PermissionDenied    Code = "PERMISSION_DENIED"
 	IdempotencyConflict Code = "IDEMPOTENCY_CONFLICT"
 	IdempotencyExpired  Code = "IDEMPOTENCY_EXPIRED"
+	IdempotencyInFlight Code = "IDEMPOTENCY_IN_FLIGHT"
 	ReferenceNotFound   Code = "REFERENCE_NOT_FOUND"
 	RateLimited         Code = "RATE_LIMITED"
 	Forbidden           Code = "FORBIDDEN"
@@ -57,6 +58,7 @@ var recoveries = map[Code]Recovery{
 	PermissionDenied:    Correctable,
 	IdempotencyConflict: Correctable,
 	IdempotencyExpired:  Correctable,
+	IdempotencyInFlight: Transient,
 	ReferenceNotFound:   Correctable,
 	RateLimited:         Transient,
 	Forbidden:           Correctable,

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/compliance"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
@@ -57,7 +58,10 @@ type Agent struct {
 	Snaps    *store.Snapshots
 	// Sandbox turns on the compliance surfaces and the test-kit keys.
 	Sandbox bool
-	Log     *slog.Logger
+	// Controller serves comply_test_controller; it is registered only in
+	// sandbox mode.
+	Controller *compliance.Controller
+	Log        *slog.Logger
 
 	tools  []*Tool
 	byName map[string]*Tool
@@ -67,10 +71,18 @@ type Agent struct {
 var ErrUnknownTool = errors.New("unknown tool")
 
 // New builds the agent and its tool catalogue.
-func New(s store.Store, svc *products.Service, snaps *store.Snapshots, sandbox bool, log *slog.Logger) *Agent {
-	a := &Agent{Store: s, Products: svc, Snaps: snaps, Sandbox: sandbox, Log: log, byName: map[string]*Tool{}}
+func New(s store.Store, svc *products.Service, snaps *store.Snapshots, controller *compliance.Controller, log *slog.Logger) *Agent {
+	a := &Agent{Store: s, Products: svc, Snaps: snaps, Sandbox: controller != nil, Controller: controller, Log: log, byName: map[string]*Tool{}}
 	a.register(a.capabilitiesTool())
 	a.register(a.getProductsTool())
+	a.register(a.taskStatusTool("get_task_status"))
+	a.register(a.listTasksTool("list_tasks"))
+	// The AdCP client polls tasks under these names.
+	a.register(a.taskStatusTool("tasks/get"))
+	a.register(a.listTasksTool("tasks/list"))
+	if controller != nil {
+		a.register(a.controllerTool())
+	}
 	return a
 }
 
@@ -121,7 +133,9 @@ func (a *Agent) Authenticate(ctx context.Context, publisher, header string) (pro
 	}
 	token = strings.TrimSpace(token)
 	if a.Sandbox && strings.HasPrefix(token, "demo-") && len(token) <= 128 {
-		return products.Principal{ID: token, Sandbox: true}, nil
+		// Compliance test-kit keys: demo-<kit>-... is a sandbox caller,
+		// except a kit's -live- key, which stands for a live account.
+		return products.Principal{ID: token, Sandbox: !strings.Contains(token, "-live-")}, nil
 	}
 	b, err := a.Store.BuyerByToken(ctx, publisher, store.TokenDigest(token))
 	if errors.Is(err, store.ErrNotFound) {

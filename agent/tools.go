@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/compliance"
 	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
@@ -107,7 +109,9 @@ func (a *Agent) getProductsTool() *Tool {
 				}
 				return reply(authFailure(outcome.Envelope{Version: v, Context: ctxRaw}, authErr))
 			}
-			return ReplyFor(a.Products.GetProducts(ctx, products.Call{PublisherID: c.Publisher, Principal: p, Args: c.Args}))
+			return a.idempotent(ctx, c, p, func() Reply {
+				return ReplyFor(a.Products.GetProducts(ctx, products.Call{PublisherID: c.Publisher, Principal: p, Args: c.Args}))
+			})
 		},
 	}
 }
@@ -166,7 +170,11 @@ func (a *Agent) capabilities(env outcome.Envelope, snap *products.Snapshot) []by
 			"major_versions":     adcp.Majors(),
 			"supported_versions": adcp.SupportedStrings(),
 			"build_version":      adcp.Build,
-			"idempotency":        map[string]any{"supported": false},
+			"idempotency": map[string]any{
+				"supported":             true,
+				"replay_ttl_seconds":    int(ReplayTTL / time.Second),
+				"in_flight_max_seconds": int(InFlight / time.Second),
+			},
 		}},
 		{"supported_protocols", []string{"media_buy"}},
 		{"account", map[string]any{
@@ -181,6 +189,12 @@ func (a *Agent) capabilities(env outcome.Envelope, snap *products.Snapshot) []by
 			"portfolio":                portfolio,
 		}},
 		{"ext", map[string]any{outcome.Namespace: map[string]any{"decline_vocabulary": VocabularyMeta()}}},
+	}
+	if a.Controller != nil && env.Version.AtLeast(3, 2) {
+		// The scenario list is an open vocabulary from 3.2; earlier
+		// releases enumerate scenarios this seller does not implement,
+		// so their buyers learn of the controller from the tool list.
+		doc = append(doc, kv{"compliance_testing", map[string]any{"scenarios": compliance.Scenarios}})
 	}
 	if env.Context != nil {
 		doc = append(doc, kv{"context", env.Context})

@@ -7,10 +7,12 @@ import (
 
 	"github.com/storefront/storefront/admin"
 	"github.com/storefront/storefront/agent"
+	"github.com/storefront/storefront/compliance"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/server"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/webhook"
 )
 
 func (m *Main) serve(ctx context.Context) error {
@@ -45,15 +47,26 @@ func (m *Main) serve(ctx context.Context) error {
 
 	snaps := store.NewSnapshots(s)
 	go snaps.Watch(ctx)
+	policy := webhook.Policy{AllowLoopback: m.Sandbox}
+	hooks := webhook.New(s, policy, m.log)
+	defer hooks.Wait(context.Background())
 	svc := &products.Service{
-		Snapshots:  snaps,
-		Ledger:     store.Ledger{Store: s},
-		Accounts:   store.Accounts{Store: s},
-		Directives: store.Directives{Store: s},
-		Now:        m.Now,
-		Log:        m.log,
+		Snapshots:      snaps,
+		Ledger:         store.Ledger{Store: s},
+		Accounts:       store.Accounts{Store: s},
+		Directives:     store.Directives{Store: s},
+		Tasks:          store.Tasks{Store: s},
+		WebhookAllowed: policy.Check,
+		Now:            m.Now,
+		Log:            m.log,
 	}
-	a := agent.New(s, svc, snaps, m.Sandbox, m.log)
+	var controller *compliance.Controller
+	if m.Sandbox {
+		svc.Seeds = snaps
+		controller = &compliance.Controller{Store: s, Snaps: snaps, Webhooks: hooks, Log: m.log, Now: m.Now}
+		m.log.Warn("sandbox mode: comply_test_controller is served and compliance test-kit keys (demo-...) are accepted")
+	}
+	a := agent.New(s, svc, snaps, controller, m.log)
 	adm := &admin.Handler{
 		Store: s, Snaps: snaps, Log: m.log, Now: m.Now,
 		Preview: &products.Service{Snapshots: snaps, Accounts: admin.PreviewAccounts{Store: s}, Now: m.Now, Log: m.log},

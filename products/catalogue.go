@@ -195,6 +195,11 @@ func wire(p Product, screen *sanitize.Screen) []wireField {
 	if len(p.AudioDistributionTypes) > 0 {
 		put("audio_distribution_types", p.AudioDistributionTypes)
 	}
+	if ids := p.LegacyFormatIDs(); len(ids) > 0 {
+		// Deprecated in 3.2 but still read by 3.0 and 3.1 buyers; the
+		// spec lets sellers emit both during the 3.x migration.
+		put("format_ids", ids)
+	}
 	put("format_options", p.FormatOptions)
 	put("delivery_type", p.DeliveryType)
 	if p.Exclusivity != "" {

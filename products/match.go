@@ -181,6 +181,11 @@ func (c *Catalogue) Find(f Filters, geo []string, text string, curate bool) Matc
 	}
 	var kept []scored
 	for i, e := range c.entries {
+		if len(e.p.PricingOptions) == 0 {
+			// A seeded fixture still waiting for its price cannot be
+			// bought, so it is not offered.
+			continue
+		}
 		failed := -1
 		failures := 0
 		for j, fl := range fs {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -40,6 +41,8 @@ type Request struct {
 	Pagination       PageRequest
 	// PushNotification is the raw push_notification_config, if any.
 	PushNotification json.RawMessage
+	// Push is the decoded push_notification_config, if any.
+	Push *PushConfig
 	// Context is the buyer's context object, echoed unchanged.
 	Context json.RawMessage
 }
@@ -232,6 +235,9 @@ func DecodeRequest(args []byte) (req *Request, err error) {
 			d.invalid("push_notification_config", "push_notification_config must be an object")
 		} else {
 			r.PushNotification = raw
+			if p := o.obj("push_notification_config"); p != nil {
+				r.Push = decodePush(*p)
+			}
 		}
 	}
 	if raw, ok := top["context"]; ok && !isNull(raw) {
@@ -386,6 +392,50 @@ func decodeRefine(o object) []RefineEntry {
 		o.d.invalid(fmt.Sprintf("refine[%d]", at), "a finalize entry cannot be mixed with other change requests; every entry must be a proposal finalize")
 	}
 	return out
+}
+
+// PushConfig is a decoded push_notification_config: where a task's
+// terminal notification goes.
+type PushConfig struct {
+	URL         string
+	OperationID string
+	Token       string
+	// Scheme and Credentials are the deprecated authentication block:
+	// "Bearer" or "HMAC-SHA256", or "" when absent.
+	Scheme      string
+	Credentials string
+}
+
+var operationIDRE = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,255}$`)
+
+func decodePush(o object) *PushConfig {
+	p := &PushConfig{URL: o.str("url"), OperationID: o.str("operation_id"), Token: o.str("token")}
+	const path = "push_notification_config"
+	if p.URL == "" {
+		o.d.invalid(path+".url", "push_notification_config.url is required")
+	} else if u, err := url.Parse(p.URL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		o.d.invalid(path+".url", "push_notification_config.url must be an absolute http(s) URL")
+	}
+	if p.OperationID != "" && !operationIDRE.MatchString(p.OperationID) {
+		o.d.invalid(path+".operation_id", "operation_id must be 1 to 255 characters of A-Z, a-z, 0-9, _ . : -")
+	}
+	if p.Token != "" && (len(p.Token) < 16 || len(p.Token) > 4096) {
+		o.d.invalid(path+".token", "token must be 16 to 4096 characters")
+	}
+	if a := o.obj("authentication"); a != nil {
+		a.only(path+".authentication", "schemes", "credentials")
+		schemes := a.strList("schemes")
+		if len(schemes) != 1 || (schemes[0] != "Bearer" && schemes[0] != "HMAC-SHA256") {
+			o.d.invalid(path+".authentication.schemes", "schemes must hold exactly one of Bearer or HMAC-SHA256")
+		} else {
+			p.Scheme = schemes[0]
+		}
+		p.Credentials = a.str("credentials")
+		if len(p.Credentials) < 32 {
+			o.d.invalid(path+".authentication.credentials", "credentials must be at least 32 characters")
+		}
+	}
+	return p
 }
 
 func decodeBrand(o object) *BrandRef {

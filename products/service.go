@@ -125,9 +125,46 @@ type Service struct {
 	Accounts  Accounts
 	// Directives, when set, supplies compliance directives.
 	Directives Directives
+	// Tasks, when set, records submitted tasks.
+	Tasks Tasks
+	// Seeds, when set, serves sandbox principals their seeded catalogue.
+	Seeds Seeds
+	// WebhookAllowed, when set, vets a push_notification_config URL
+	// before a task registers it.
+	WebhookAllowed func(rawURL string) error
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	Log *slog.Logger
+}
+
+// Tasks records asynchronous tasks.
+type Tasks interface {
+	// Submit records a submitted task. It returns ErrTaskExists when the
+	// owner already has a task with that id.
+	Submit(ctx context.Context, publisher string, sub Submission) error
+}
+
+// ErrTaskExists is returned by Tasks.Submit for a duplicate task id.
+var ErrTaskExists = errors.New("task exists")
+
+// Submission is a task entering the asynchronous lifecycle.
+type Submission struct {
+	TaskID    string
+	Account   string
+	Principal string
+	Message   string
+	// Request is the originating get_products arguments.
+	Request []byte
+	// Push is where the terminal notification goes, if anywhere.
+	Push *PushConfig
+}
+
+// Seeds serves the catalogues that sandbox principals seed through the
+// compliance controller.
+type Seeds interface {
+	// SeededSnapshot returns the principal's seeded snapshot, or nil
+	// when the principal has seeded nothing.
+	SeededSnapshot(ctx context.Context, publisher, principal string) (*Snapshot, error)
 }
 
 // Directives hands out one-shot compliance directives.
@@ -211,6 +248,7 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 		return s.fail(ctx, c, env, req, Trace{Version: version.String(), Error: reqErr.Error()}, live, errs[0], errs[1:]...)
 	}
 
+	previewing := snap != nil
 	if snap == nil {
 		var err error
 		snap, err = s.Snapshots.Snapshot(ctx, c.PublisherID)
@@ -228,6 +266,21 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 		return s.fail(ctx, c, env, req, trace, live, *failure)
 	}
 
+	// A principal that seeded compliance fixtures sees only them, but only
+	// on sandbox accounts (every account of a test-kit key is one): live
+	// accounts are served as they would be without sandbox mode.
+	if !previewing && s.Seeds != nil && (c.Principal.Sandbox || acct.Sandbox) && !c.Principal.Anonymous() {
+		seeded, err := s.Seeds.SeededSnapshot(ctx, c.PublisherID, c.Principal.ID)
+		if err != nil {
+			s.log().Error("seeded snapshot unavailable", "publisher", c.PublisherID, "err", err)
+			return s.fail(ctx, c, env, req, trace, false, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
+		}
+		if seeded != nil {
+			snap = seeded
+			trace.CatalogueVersion = seeded.CatalogueVersion
+		}
+	}
+
 	if snap.Rulebook == nil {
 		trace.Error = merch.ErrNoRulebook.Error()
 		s.log().Error("no rulebook: refusing to serve products", "publisher", c.PublisherID)
@@ -235,8 +288,14 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 	}
 
 	var directive *Directive
-	if live && s.Directives != nil && acct.Key != "" && (req.BuyingMode == "brief" || req.BuyingMode == "refine") {
-		d, err := s.Directives.Take(ctx, c.PublisherID, acct.Key, c.Principal.ID)
+	if live && s.Directives != nil && (acct.Key != "" || c.Principal.Sandbox) && (req.BuyingMode == "brief" || req.BuyingMode == "refine") {
+		key := acct.Key
+		if c.Principal.Sandbox {
+			// A test-kit principal has one sandbox, whatever account a
+			// call names; its directives are kept under no account.
+			key = ""
+		}
+		d, err := s.Directives.Take(ctx, c.PublisherID, key, c.Principal.ID)
 		if err != nil {
 			trace.Error = err.Error()
 			return s.fail(ctx, c, env, req, trace, false, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
@@ -258,6 +317,10 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 	if directive != nil {
 		trace.Forced = true
 		if directive.Arm == "submitted" {
+			if failure := s.submit(ctx, c, req, acct, directive); failure != nil {
+				trace.Error = failure.Message.String()
+				return s.fail(ctx, c, env, req, trace, live, *failure)
+			}
 			o := outcome.NewSubmitted(env, directive.TaskID, screenOptional(snap.Screen, directive.Message))
 			return s.finish(ctx, c, o, req, acct, trace, d, live, true)
 		}
@@ -294,6 +357,39 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 		return s.fail(ctx, c, env, req, trace, live, *failure)
 	}
 	return s.finish(ctx, c, o, req, acct, trace, d, live, false)
+}
+
+// submit records the task a submitted directive creates. A webhook the
+// storefront cannot honour is refused, never silently dropped.
+func (s *Service) submit(ctx context.Context, c Call, req *Request, acct Account, d *Directive) *outcome.Error {
+	if req.Push != nil {
+		if req.Push.OperationID == "" {
+			e := errorOf(baseScreen, adcp.InvalidRequest, "push_notification_config.operation_id", "a task that registers a webhook needs push_notification_config.operation_id", nil)
+			return &e
+		}
+		if s.WebhookAllowed != nil {
+			if err := s.WebhookAllowed(req.Push.URL); err != nil {
+				e := errorOf(baseScreen, adcp.InvalidRequest, "push_notification_config.url", err.Error(), nil)
+				return &e
+			}
+		}
+	}
+	if s.Tasks == nil {
+		e := errorOf(baseScreen, adcp.UnsupportedFeature, "", "this seller does not run asynchronous tasks", nil)
+		return &e
+	}
+	err := s.Tasks.Submit(ctx, c.PublisherID, Submission{
+		TaskID: d.TaskID, Account: acct.Key, Principal: c.Principal.ID, Message: d.Message, Request: c.Args, Push: req.Push,
+	})
+	switch {
+	case errors.Is(err, ErrTaskExists):
+		e := errorOf(baseScreen, adcp.InvalidRequest, "", "a task with the forced task_id already exists for this account", nil)
+		return &e
+	case err != nil:
+		s.log().Error("recording a task failed", "publisher", c.PublisherID, "err", err)
+		return &outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable}
+	}
+	return nil
 }
 
 // declined turns a composed decline into the outcome the served version

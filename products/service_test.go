@@ -782,4 +782,18 @@ func TestServiceDirectives(t *testing.T) {
 	if m["status"] != "completed" {
 		t.Errorf("second call = %v, want completed", m["status"])
 	}
+
+	// A test-kit principal has one sandbox: its directive, kept under no
+	// account, is consumed by its next brief whatever account it names.
+	kit := products.Principal{ID: "demo-kit-v1", Sandbox: true}
+	if err := e.store.SetDirective(ctx, nw, "", kit.ID, products.Directive{Arm: "rejected", Reason: "Kit decline."}); err != nil {
+		t.Fatal(err)
+	}
+	kitArgs := `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"video","account":{"brand":{"domain":"other.example"},"operator":"other.example"}}`
+	if _, m := e.get(t, nw, kit, kitArgs); m["status"] != "rejected" || m["reason"] != "Kit decline." {
+		t.Errorf("test-kit directive not consumed: %v", m)
+	}
+	if _, m := e.get(t, nw, kit, kitArgs); m["status"] != "completed" {
+		t.Errorf("test-kit directive consumed twice: %v", m["status"])
+	}
 }

@@ -1,0 +1,281 @@
+package agent
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/outcome"
+	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/sanitize"
+	"github.com/storefront/storefront/store"
+)
+
+const taskStatusSchema = `{
+  "type": "object",
+  "description": "get_task_status request: the state of an asynchronous task, and its result once terminal.",
+  "properties": {
+    "task_id": {"type": "string"},
+    "account": {"type": "object"},
+    "include_result": {"type": "boolean"},
+    "include_history": {"type": "boolean"},
+    "context": {"type": "object"}
+  },
+  "required": ["task_id"],
+  "additionalProperties": true
+}`
+
+const listTasksSchema = `{
+  "type": "object",
+  "description": "list_tasks request: the caller's asynchronous tasks for an account.",
+  "properties": {
+    "account": {"type": "object"},
+    "filters": {"type": "object"},
+    "pagination": {"type": "object", "properties": {"max_results": {"type": "integer"}, "cursor": {"type": "string"}}},
+    "context": {"type": "object"}
+  },
+  "additionalProperties": true
+}`
+
+func (a *Agent) taskStatusTool(name string) *Tool {
+	return &Tool{
+		Name:        name,
+		Description: "Read the status of an asynchronous task (a submitted get_products), and its result once it has finished. Tasks are visible only to the account and credentials that created them.",
+		InputSchema: json.RawMessage(taskStatusSchema),
+		handle:      a.taskStatus,
+	}
+}
+
+func (a *Agent) listTasksTool(name string) *Tool {
+	return &Tool{
+		Name:        name,
+		Description: "List the caller's asynchronous tasks for an account, newest first, with filters by id, type, status and webhook.",
+		InputSchema: json.RawMessage(listTasksSchema),
+		handle:      a.listTasks,
+	}
+}
+
+// taskRequest is what both task tools read.
+type taskRequest struct {
+	TaskID        string          `json:"task_id"`
+	Account       json.RawMessage `json:"account"`
+	IncludeResult bool            `json:"include_result"`
+	Filters       struct {
+		TaskIDs    []string `json:"task_ids"`
+		TaskType   string   `json:"task_type"`
+		TaskTypes  []string `json:"task_types"`
+		Status     string   `json:"status"`
+		Statuses   []string `json:"statuses"`
+		HasWebhook *bool    `json:"has_webhook"`
+	} `json:"filters"`
+	Pagination struct {
+		MaxResults int    `json:"max_results"`
+		Cursor     string `json:"cursor"`
+	} `json:"pagination"`
+}
+
+// owner resolves the task owner of a request: the named account (or none)
+// and the principal.
+func (a *Agent) owner(ctx context.Context, publisher string, p products.Principal, raw json.RawMessage) (store.TaskOwner, *outcome.Error) {
+	o := store.TaskOwner{Principal: p.ID}
+	if len(raw) == 0 || string(raw) == "null" {
+		return o, nil
+	}
+	req, err := products.DecodeRequest([]byte(`{"account":` + string(raw) + `}`))
+	if err != nil || req.Account == nil {
+		e := outcome.Error{Code: adcp.InvalidRequest}
+		e.Message, _ = baseScreen.Line("account must be an account reference", sanitize.MaxMessage)
+		e.Field, _ = baseScreen.Line("account", 100)
+		return o, &e
+	}
+	acct, err := (store.Accounts{Store: a.Store}).Resolve(ctx, publisher, p, req.Account)
+	if errors.Is(err, products.ErrAccountNotFound) {
+		// Another principal's account: the caller owns no task there.
+		o.Account = "\x00unknown"
+		return o, nil
+	}
+	if err != nil {
+		return o, &outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable}
+	}
+	o.Account = acct.Key
+	return o, nil
+}
+
+func (a *Agent) taskEnvelope(args []byte) (outcome.Envelope, bool) {
+	pin, major, ctxRaw, ok := envelopeOf(args)
+	v, err := adcp.Negotiate(pin, major)
+	if err != nil {
+		v = adcp.Default
+	}
+	return outcome.Envelope{Version: v, Context: ctxRaw}, ok
+}
+
+func failedReply(env outcome.Envelope, e outcome.Error) Reply {
+	return reply(outcome.NewFailed(env, e))
+}
+
+func (a *Agent) taskStatus(ctx context.Context, c Call, p products.Principal, authErr error) Reply {
+	env, ok := a.taskEnvelope(c.Args)
+	if authErr != nil {
+		return reply(authFailure(env, authErr))
+	}
+	var req taskRequest
+	if !ok || (len(c.Args) > 0 && json.Unmarshal(c.Args, &req) != nil) {
+		return failedReply(env, invalidField("the request is not a valid get_task_status request (task_id must be a string)", ""))
+	}
+	if req.TaskID == "" {
+		return failedReply(env, invalidField("task_id is required", "task_id"))
+	}
+	owner, e := a.owner(ctx, c.Publisher, p, req.Account)
+	if e != nil {
+		return failedReply(env, *e)
+	}
+	t, err := a.Store.Task(ctx, c.Publisher, owner, req.TaskID)
+	if errors.Is(err, store.ErrNotFound) {
+		// The same answer whether the task is another caller's or does
+		// not exist.
+		msg, _ := baseScreen.Line("no such task for this account and these credentials", sanitize.MaxMessage)
+		field, _ := baseScreen.Line("task_id", 100)
+		return failedReply(env, outcome.Error{Code: adcp.ReferenceNotFound, Message: msg, Field: field})
+	}
+	if err != nil {
+		return failedReply(env, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
+	}
+	fields := []kv{
+		{"status", t.Status}, {"adcp_version", env.Version.String()},
+		{"task_id", t.ID}, {"task_type", t.Type}, {"protocol", "media-buy"},
+		{"created_at", stamp(t.CreatedAt)}, {"updated_at", stamp(t.UpdatedAt)},
+	}
+	if t.CompletedAt != nil {
+		fields = append(fields, kv{"completed_at", stamp(*t.CompletedAt)})
+	}
+	fields = append(fields, kv{"has_webhook", t.Webhook != nil})
+	if t.Message != "" && !t.Terminal() {
+		if m, ok := baseScreen.Line(t.Message, 2000); ok {
+			fields = append(fields, kv{"message", m})
+		}
+	}
+	if req.IncludeResult && t.Terminal() && len(t.Result) > 0 {
+		fields = append(fields, kv{"result", json.RawMessage(t.Result)})
+	}
+	if env.Context != nil {
+		fields = append(fields, kv{"context", env.Context})
+	}
+	return Reply{Payload: writeObject(fields), Meta: map[string]any{}}
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+func invalidField(msg, field string) outcome.Error {
+	e := outcome.Error{Code: adcp.InvalidRequest}
+	e.Message, _ = baseScreen.Line(msg, sanitize.MaxMessage)
+	if field != "" {
+		e.Field, _ = baseScreen.Line(field, 200)
+	}
+	return e
+}
+
+func (a *Agent) listTasks(ctx context.Context, c Call, p products.Principal, authErr error) Reply {
+	env, ok := a.taskEnvelope(c.Args)
+	if authErr != nil {
+		return reply(authFailure(env, authErr))
+	}
+	var req taskRequest
+	if !ok || (len(c.Args) > 0 && json.Unmarshal(c.Args, &req) != nil) {
+		return failedReply(env, invalidField("the request is not a valid list_tasks request (check filters and pagination types)", ""))
+	}
+	owner, e := a.owner(ctx, c.Publisher, p, req.Account)
+	if e != nil {
+		return failedReply(env, *e)
+	}
+	f := store.TaskFilter{IDs: req.Filters.TaskIDs, HasWebhook: req.Filters.HasWebhook}
+	var applied []string
+	if len(f.IDs) > 0 {
+		applied = append(applied, "task_ids")
+	}
+	switch {
+	case req.Filters.TaskType != "":
+		f.Type = req.Filters.TaskType
+		applied = append(applied, "task_type")
+	case len(req.Filters.TaskTypes) == 1:
+		f.Type = req.Filters.TaskTypes[0]
+		applied = append(applied, "task_types")
+	case len(req.Filters.TaskTypes) > 1:
+		return failedReply(env, invalidField("filters.task_types: this seller has only get_products tasks; filter by one type", "filters.task_types"))
+	}
+	f.Statuses = req.Filters.Statuses
+	if req.Filters.Status != "" {
+		f.Statuses = append(f.Statuses, req.Filters.Status)
+	}
+	if len(f.Statuses) > 0 {
+		applied = append(applied, "statuses")
+	}
+	if f.HasWebhook != nil {
+		applied = append(applied, "has_webhook")
+	}
+	size := req.Pagination.MaxResults
+	if size == 0 {
+		size = 50
+	}
+	if size < 1 || size > 100 {
+		return failedReply(env, invalidField("pagination.max_results must be between 1 and 100", "pagination.max_results"))
+	}
+	if req.Pagination.Cursor != "" {
+		off, err := decodeOffset(req.Pagination.Cursor)
+		if err != nil {
+			return failedReply(env, invalidField("pagination.cursor is not a cursor this seller issued", "pagination.cursor"))
+		}
+		f.Offset = off
+	}
+	f.Limit = size
+	tasks, total, err := a.Store.ListTasks(ctx, c.Publisher, owner, f)
+	if err != nil {
+		return failedReply(env, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
+	}
+	items := make([]map[string]any, 0, len(tasks))
+	for _, t := range tasks {
+		item := map[string]any{
+			"task_id": t.ID, "task_type": t.Type, "domain": "media-buy", "status": t.Status,
+			"created_at": stamp(t.CreatedAt), "updated_at": stamp(t.UpdatedAt), "has_webhook": t.Webhook != nil,
+		}
+		if t.CompletedAt != nil {
+			item["completed_at"] = stamp(*t.CompletedAt)
+		}
+		items = append(items, item)
+	}
+	page := map[string]any{"has_more": f.Offset+len(tasks) < total, "total_count": total}
+	if f.Offset+len(tasks) < total {
+		page["cursor"] = encodeOffset(f.Offset + len(tasks))
+	}
+	if applied == nil {
+		applied = []string{}
+	}
+	fields := []kv{
+		{"status", "completed"}, {"adcp_version", env.Version.String()},
+		{"query_summary", map[string]any{
+			"total_matching": total, "returned": len(tasks), "filters_applied": applied,
+			"sort_applied": map[string]any{"field": "created_at", "direction": "desc"},
+		}},
+		{"tasks", items}, {"pagination", page},
+	}
+	if env.Context != nil {
+		fields = append(fields, kv{"context", env.Context})
+	}
+	return Reply{Payload: writeObject(fields), Meta: map[string]any{}}
+}
+
+func encodeOffset(n int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("tasks:" + strconv.Itoa(n)))
+}
+
+func decodeOffset(s string) (int, error) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) < 7 || string(b[:6]) != "tasks:" {
+		return 0, errors.New("bad cursor")
+	}
+	return strconv.Atoi(string(b[6:]))
+}

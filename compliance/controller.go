@@ -1,0 +1,264 @@
+package compliance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/sanitize"
+	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/webhook"
+)
+
+// Scenarios are the canonical scenarios the controller implements, in the
+// order list_scenarios reports them. Aliases are accepted but not listed.
+var Scenarios = []string{"force_get_products_arm", "force_task_completion", "seed_product", "seed_pricing_option"}
+
+// aliases map accepted alternative names onto canonical scenarios.
+var aliases = map[string]string{"force_get_products_rejected": "force_get_products_arm"}
+
+// Controller error codes (comply-test-controller-response.json).
+const (
+	Forbidden         = "FORBIDDEN"
+	UnknownScenario   = "UNKNOWN_SCENARIO"
+	InvalidParams     = "INVALID_PARAMS"
+	NotFound          = "NOT_FOUND"
+	InvalidTransition = "INVALID_TRANSITION"
+	InternalError     = "INTERNAL_ERROR"
+	maxResultBytes    = 256 << 10
+)
+
+// Controller serves comply_test_controller.
+type Controller struct {
+	Store    store.Store
+	Snaps    *store.Snapshots
+	Webhooks *webhook.Sender
+	Log      *slog.Logger
+	Now      func() time.Time
+}
+
+// Request is a decoded controller request.
+type Request struct {
+	Scenario string
+	Params   map[string]json.RawMessage
+	Account  *products.AccountRef
+	Context  json.RawMessage
+	Version  adcp.Version
+}
+
+// failure is a controller error.
+type failure struct {
+	code, detail string
+}
+
+func (f *failure) Error() string { return f.code + ": " + f.detail }
+
+func fail(code, format string, args ...any) *failure {
+	return &failure{code, fmt.Sprintf(format, args...)}
+}
+
+// Handle answers one controller call. The reply is the controller's AdCP
+// object and whether it is an error.
+func (c *Controller) Handle(ctx context.Context, publisher string, p products.Principal, args []byte) ([]byte, bool) {
+	req, verr := decode(args)
+	if p.Anonymous() {
+		return c.errorReply(req, fail(Forbidden, "comply_test_controller needs credentials for a sandbox account"))
+	}
+	if verr != nil {
+		return c.errorReply(req, verr)
+	}
+	// The sandbox gate comes before the scenario is looked up: a live
+	// caller learns nothing, not even whether a scenario exists.
+	account, f := c.account(ctx, publisher, p, req)
+	if f != nil {
+		return c.errorReply(req, f)
+	}
+	scenario := req.Scenario
+	if canon, ok := aliases[scenario]; ok {
+		scenario = canon
+		if req.Params == nil {
+			req.Params = map[string]json.RawMessage{}
+		}
+		if _, ok := req.Params["arm"]; !ok {
+			req.Params["arm"] = json.RawMessage(`"rejected"`)
+		}
+	}
+	var body []kv
+	switch scenario {
+	case "list_scenarios":
+		body = []kv{{"success", true}, {"scenarios", Scenarios}}
+	case "force_get_products_arm":
+		body, f = c.forceArm(ctx, publisher, p, account, req)
+	case "force_task_completion":
+		body, f = c.completeTask(ctx, publisher, p, account, req)
+	case "seed_product":
+		body, f = c.seedProduct(ctx, publisher, p, req)
+	case "seed_pricing_option":
+		body, f = c.seedPricingOption(ctx, publisher, p, req)
+	default:
+		f = fail(UnknownScenario, "scenario %q is not implemented by this seller; list_scenarios names those that are", req.Scenario)
+	}
+	if f != nil {
+		return c.errorReply(req, f)
+	}
+	return c.reply(req, "completed", body), false
+}
+
+// decode reads the request; the envelope is returned even when the rest
+// is invalid, so the error can echo context.
+func decode(args []byte) (*Request, *failure) {
+	r := &Request{Version: adcp.Default}
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(args, &top); err != nil || top == nil {
+		return r, fail(InvalidParams, "the request must be a JSON object")
+	}
+	if raw, ok := top["context"]; ok && len(bytes.TrimSpace(raw)) > 0 && bytes.TrimSpace(raw)[0] == '{' {
+		r.Context = raw
+	}
+	var pin string
+	var major int
+	_ = json.Unmarshal(top["adcp_version"], &pin)
+	_ = json.Unmarshal(top["adcp_major_version"], &major)
+	if v, err := adcp.Negotiate(pin, major); err == nil {
+		r.Version = v
+	} else {
+		return r, fail(InvalidParams, "%v", err)
+	}
+	if err := json.Unmarshal(top["scenario"], &r.Scenario); err != nil || r.Scenario == "" {
+		return r, fail(InvalidParams, "scenario is required and must be a string")
+	}
+	if raw, ok := top["params"]; ok && !isNull(raw) {
+		if err := json.Unmarshal(raw, &r.Params); err != nil || r.Params == nil {
+			return r, fail(InvalidParams, "params must be an object")
+		}
+	}
+	raw, ok := top["account"]
+	if !ok || isNull(raw) {
+		return r, fail(InvalidParams, "account is required, with sandbox: true")
+	}
+	var acct struct {
+		Sandbox  *bool           `json:"sandbox"`
+		Brand    json.RawMessage `json:"brand"`
+		Operator string          `json:"operator"`
+	}
+	if err := json.Unmarshal(raw, &acct); err != nil {
+		return r, fail(InvalidParams, "account must be an object")
+	}
+	if acct.Sandbox == nil {
+		return r, fail(InvalidParams, "account.sandbox is required and must be true")
+	}
+	if !*acct.Sandbox {
+		return r, fail(Forbidden, "account.sandbox is false: the controller acts on sandbox accounts only")
+	}
+	if len(acct.Brand) > 0 || acct.Operator != "" {
+		var brand struct {
+			Domain  string `json:"domain"`
+			BrandID string `json:"brand_id"`
+		}
+		if err := json.Unmarshal(acct.Brand, &brand); err != nil || !adcp.IsDomain(brand.Domain) {
+			return r, fail(InvalidParams, "account.brand.domain must be a lower-case domain name")
+		}
+		if !adcp.IsDomain(acct.Operator) {
+			return r, fail(InvalidParams, "account.operator must be a lower-case domain name")
+		}
+		r.Account = &products.AccountRef{Brand: &products.BrandRef{Domain: brand.Domain, BrandID: brand.BrandID}, Operator: acct.Operator, Sandbox: true}
+	}
+	return r, nil
+}
+
+// account resolves the sandbox account the request names and checks the
+// persisted record is a sandbox account. A bare {sandbox: true} names the
+// caller's own sandbox scope, which only a sandbox (test-kit) caller has.
+func (c *Controller) account(ctx context.Context, publisher string, p products.Principal, req *Request) (string, *failure) {
+	if req.Account == nil {
+		if !p.Sandbox {
+			return "", fail(Forbidden, "these credentials are live: name a sandbox account they may use, or use sandbox credentials")
+		}
+		return "", nil
+	}
+	a, err := (store.Accounts{Store: c.Store}).Resolve(ctx, publisher, p, req.Account)
+	if errors.Is(err, products.ErrAccountNotFound) {
+		return "", fail(Forbidden, "the account is not a sandbox account these credentials may use")
+	}
+	if err != nil {
+		c.Log.Error("controller account lookup failed", "err", err)
+		return "", fail(InternalError, "the account could not be resolved")
+	}
+	if !a.Sandbox {
+		return "", fail(Forbidden, "the persisted account is not a sandbox account")
+	}
+	return a.Key, nil
+}
+
+func (c *Controller) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+type kv struct {
+	k string
+	v any
+}
+
+// reply writes a controller response: status, the version served, the
+// body fields, and context echoed unchanged.
+func (c *Controller) reply(req *Request, status string, body []kv) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	fields := append([]kv{{"status", status}, {"adcp_version", req.Version.String()}}, body...)
+	if req.Context != nil {
+		fields = append(fields, kv{"context", req.Context})
+	}
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.k)
+		v, err := json.Marshal(f.v)
+		if err != nil {
+			v = []byte("null")
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+var baseScreen = sanitize.New(sanitize.NewDenyList(sanitize.VendorTerms(), nil))
+
+func (c *Controller) errorReply(req *Request, f *failure) ([]byte, bool) {
+	if req == nil {
+		req = &Request{Version: adcp.Default}
+	}
+	detail := baseScreen.Prose(f.detail, sanitize.MaxMessage, sanitize.Internal)
+	return c.reply(req, "failed", []kv{{"success", false}, {"error", f.code}, {"error_detail", detail}}), true
+}
+
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
+// session names the seeding session of a request: the part of
+// context.correlation_id before "--", which compliance runners set per
+// storyboard. Seeds from a new session replace the old ones.
+func session(req *Request) string {
+	var ctx struct {
+		CorrelationID string `json:"correlation_id"`
+	}
+	_ = json.Unmarshal(req.Context, &ctx)
+	prefix, _, _ := strings.Cut(ctx.CorrelationID, "--")
+	return prefix
+}

@@ -1,0 +1,220 @@
+// Package webhook delivers the terminal notification of an asynchronous
+// task to the buyer's push_notification_config URL: one AdCP
+// mcp-webhook-payload per task, with a stable idempotency key and
+// timestamp across retries, retried with backoff on failure and bounded in
+// time. Delivery state is kept in the Store.
+//
+// It must never send to a URL the policy refuses: in production only
+// public https endpoints; in sandbox mode loopback http receivers too, for
+// compliance runners.
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/storefront/storefront/store"
+)
+
+// Policy decides which URLs may receive webhooks.
+type Policy struct {
+	// AllowLoopback admits http and https to loopback addresses: sandbox
+	// mode, for compliance runners' local receivers.
+	AllowLoopback bool
+}
+
+// Check reports why rawURL may not receive webhooks, or nil.
+func (p Policy) Check(rawURL string) error {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return errors.New("the webhook URL is not an absolute URL")
+	}
+	host := u.Hostname()
+	loopback := host == "localhost"
+	if ip := net.ParseIP(host); ip != nil {
+		loopback = ip.IsLoopback()
+		if !loopback && (ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified() || ip.IsMulticast()) {
+			return errors.New("the webhook URL points at a private address")
+		}
+	}
+	switch {
+	case loopback && p.AllowLoopback && (u.Scheme == "http" || u.Scheme == "https"):
+		return nil
+	case loopback:
+		return errors.New("the webhook URL points at a loopback address, which only a sandbox storefront delivers to")
+	case u.Scheme != "https":
+		return errors.New("the webhook URL must use https")
+	}
+	return nil
+}
+
+// Payload is core/mcp-webhook-payload.json for a task's terminal state.
+type Payload struct {
+	IdempotencyKey string          `json:"idempotency_key"`
+	OperationID    string          `json:"operation_id"`
+	NotificationID string          `json:"notification_id"`
+	TaskID         string          `json:"task_id"`
+	TaskType       string          `json:"task_type"`
+	Protocol       string          `json:"protocol"`
+	Status         string          `json:"status"`
+	Timestamp      string          `json:"timestamp"`
+	Token          string          `json:"token,omitempty"`
+	Result         json.RawMessage `json:"result,omitempty"`
+}
+
+// Sender delivers task webhooks.
+type Sender struct {
+	Store  store.Store
+	Policy Policy
+	Client *http.Client
+	Log    *slog.Logger
+	// Attempts bounds deliveries per task; Backoff is the first wait,
+	// doubled after each failure; Timeout bounds each attempt.
+	Attempts int
+	Backoff  time.Duration
+	Timeout  time.Duration
+	Now      func() time.Time
+
+	wg sync.WaitGroup
+}
+
+// New returns a sender with production defaults: 8 attempts over about
+// four minutes, 10 seconds per attempt.
+func New(s store.Store, p Policy, log *slog.Logger) *Sender {
+	return &Sender{Store: s, Policy: p, Client: &http.Client{Timeout: 10 * time.Second}, Log: log,
+		Attempts: 8, Backoff: time.Second, Timeout: 10 * time.Second, Now: time.Now}
+}
+
+// Deliver sends the terminal notification of a finished task in the
+// background. It returns at once; Wait waits for deliveries in flight.
+func (s *Sender) Deliver(ctx context.Context, publisher string, t store.Task) {
+	if t.Webhook == nil {
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		if err := s.deliver(context.WithoutCancel(ctx), publisher, t); err != nil {
+			s.Log.Warn("webhook not delivered", "publisher", publisher, "task", t.ID, "err", err)
+		}
+	}()
+}
+
+// Wait waits for deliveries in flight, up to ctx.
+func (s *Sender) Wait(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+func (s *Sender) deliver(ctx context.Context, publisher string, t store.Task) error {
+	if err := s.Policy.Check(t.Webhook.URL); err != nil {
+		t.Delivery.LastError = err.Error()
+		_ = s.Store.RecordDelivery(ctx, publisher, t.Owner, t.ID, t.Delivery)
+		return err
+	}
+	d := t.Delivery
+	if d.IdempotencyKey == "" {
+		d.IdempotencyKey = newKey()
+		d.Timestamp = s.Now().UTC().Truncate(time.Second)
+	}
+	body, err := json.Marshal(Payload{
+		IdempotencyKey: d.IdempotencyKey, OperationID: t.Webhook.OperationID,
+		NotificationID: t.ID + ".terminal", TaskID: t.ID, TaskType: t.Type, Protocol: "media-buy",
+		Status: t.Status, Timestamp: d.Timestamp.Format(time.RFC3339), Token: t.Webhook.Token, Result: t.Result,
+	})
+	if err != nil {
+		return err
+	}
+	wait := s.Backoff
+	for d.Attempts < s.Attempts {
+		d.Attempts++
+		err = s.post(ctx, t.Webhook, body)
+		if err == nil {
+			now := s.Now().UTC()
+			d.DeliveredAt, d.LastError = &now, ""
+			return s.Store.RecordDelivery(ctx, publisher, t.Owner, t.ID, d)
+		}
+		d.LastError = err.Error()
+		if rerr := s.Store.RecordDelivery(ctx, publisher, t.Owner, t.ID, d); rerr != nil {
+			s.Log.Warn("recording a webhook attempt failed", "task", t.ID, "err", rerr)
+		}
+		var perm permanent
+		if errors.As(err, &perm) {
+			return err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		wait *= 2
+	}
+	return fmt.Errorf("gave up after %d attempts: %w", d.Attempts, err)
+}
+
+type permanent struct{ error }
+
+// post sends one attempt. 2xx is delivered; 5xx, 429 and network errors
+// are retried; other statuses mean the receiver refuses the notification
+// and are not.
+func (s *Sender) post(ctx context.Context, w *store.Webhook, body []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, s.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
+	if err != nil {
+		return permanent{err}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "storefront-webhook/1")
+	switch w.Scheme {
+	case "Bearer":
+		req.Header.Set("Authorization", "Bearer "+w.Credentials)
+	case "HMAC-SHA256":
+		ts := strconv.FormatInt(s.Now().Unix(), 10)
+		mac := hmac.New(sha256.New, []byte(w.Credentials))
+		mac.Write([]byte(ts + "."))
+		mac.Write(body)
+		req.Header.Set("X-ADCP-Timestamp", ts)
+		req.Header.Set("X-ADCP-Signature", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+	}
+	resp, err := s.Client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		return nil
+	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout:
+		return fmt.Errorf("receiver answered %d", resp.StatusCode)
+	}
+	return permanent{fmt.Errorf("receiver refused the notification with %d", resp.StatusCode)}
+}
+
+func newKey() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return "whk_" + hex.EncodeToString(b)
+}
