@@ -580,13 +580,13 @@ func deref(s *string) string {
 func (s *Service) account(ctx context.Context, c Call, req *Request, snap *Snapshot) (Account, *outcome.Error) {
 	if req.Account == nil {
 		if c.Principal.Anonymous() && !snap.Publisher.AnonymousDiscovery {
-			e := errorOf(baseScreen, adcp.AuthMissing, "", "this seller requires credentials: send Authorization: Bearer <token>", nil)
+			e := errorOf(baseScreen, adcp.AuthMissing, "", "this seller requires credentials: send an Authorization: Bearer header", nil)
 			return Account{}, &e
 		}
 		return Account{Disclosure: decline.Exact}, nil
 	}
 	if c.Principal.Anonymous() {
-		e := errorOf(baseScreen, adcp.AuthMissing, "account", "an account can only be used with credentials: send Authorization: Bearer <token>", nil)
+		e := errorOf(baseScreen, adcp.AuthMissing, "account", "an account can only be used with credentials: send an Authorization: Bearer header", nil)
 		return Account{}, &e
 	}
 	if s.Accounts == nil {
