@@ -40,6 +40,7 @@ func newEnv(t *testing.T) *env {
 			Ledger:     store.Ledger{Store: s},
 			Accounts:   store.Accounts{Store: s},
 			Directives: store.Directives{Store: s},
+			Tasks:      store.Tasks{Store: s},
 			Now:        func() time.Time { return clock },
 			Log:        quiet,
 		},

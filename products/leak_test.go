@@ -335,7 +335,7 @@ func TestLeak(t *testing.T) {
 
 	// The sweep is only worth something if it reached every arm and every
 	// slug.
-	for _, arm := range []string{"completed", "rejected", "failed"} {
+	for _, arm := range []string{"completed", "rejected", "failed", "submitted"} {
 		if arms[arm] == 0 {
 			t.Errorf("no case produced a %s answer (arms: %v)", arm, arms)
 		}

@@ -798,4 +798,26 @@ func TestServiceDirectives(t *testing.T) {
 	if _, m := e.get(t, nw, kit, kitArgs); m["status"] != "completed" {
 		t.Errorf("test-kit directive consumed twice: %v", m["status"])
 	}
+
+	// A submitted directive answers with the task, its message screened.
+	if err := e.store.SetDirective(ctx, nw, acct.ID, p.ID, products.Directive{Arm: "submitted", TaskID: "task_1", Message: "Queued for <i>review</i> under MR-2291-CTV-FLOOR."}); err != nil {
+		t.Fatal(err)
+	}
+	r, m = e.get(t, nw, p, args)
+	spectest.GetProducts(t, r.Payload)
+	if m["status"] != "submitted" || m["task_id"] != "task_1" || !r.Outcome.OK() {
+		t.Errorf("submitted = %s", r.Payload)
+	}
+	if _, ok := m["message"]; ok {
+		t.Errorf("a message naming a rule id was sent: %v", m["message"])
+	}
+	if le := e.lastEntry(t, nw); le.Arm != "submitted" || !le.Forced {
+		t.Errorf("ledger entry = %+v, want a forced submitted entry", le)
+	}
+	if err := e.store.SetDirective(ctx, nw, acct.ID, p.ID, products.Directive{Arm: "submitted", TaskID: "task_2", Message: "Queued for <i>review</i>."}); err != nil {
+		t.Fatal(err)
+	}
+	if _, m = e.get(t, nw, p, args); m["message"] != "Queued for review." {
+		t.Errorf("submitted message = %v, want %q", m["message"], "Queued for review.")
+	}
 }
