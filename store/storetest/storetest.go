@@ -45,6 +45,18 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"LedgerConcurrentAppends", testLedgerConcurrentAppends},
 		{"Directives", testDirectives},
 		{"DirectiveTakenOnce", testDirectiveTakenOnce},
+		{"Replays", testReplays},
+		{"ReplayPayloadBytes", testReplayPayloadBytes},
+		{"ReplayStale", testReplayStale},
+		{"ReplayRace", testReplayRace},
+		{"PurgeReplays", testPurgeReplays},
+		{"Tasks", testTasks},
+		{"TaskDelivery", testTaskDelivery},
+		{"FinishTaskRace", testFinishTaskRace},
+		{"ListTasks", testListTasks},
+		{"PrincipalTasks", testPrincipalTasks},
+		{"SeededCatalogue", testSeededCatalogue},
+		{"SeedConcurrent", testSeedConcurrent},
 		{"Changes", testChanges},
 		{"Tenancy", testTenancy},
 		{"UnknownPublisher", testUnknownPublisher},
@@ -242,6 +254,28 @@ func testUnknownPublisher(t *testing.T, s store.Store) {
 			return s.SetDirective(ctx, ghost, "acct_1", "buyer", directive("x"))
 		}},
 		{"TakeDirective", func() error { _, err := s.TakeDirective(ctx, ghost, "acct_1", "buyer"); return err }},
+		{"ReserveReplay", func() error {
+			_, err := s.ReserveReplay(ctx, ghost, store.Replay{Scope: "buyer|acct_1|get_products", Key: "k", RequestHash: "h"}, time.Hour)
+			return err
+		}},
+		{"CompleteReplay", func() error {
+			return s.CompleteReplay(ctx, ghost, "buyer|acct_1|get_products", "k", []byte(`{}`), false, "")
+		}},
+		{"ReleaseReplay", func() error { return s.ReleaseReplay(ctx, ghost, "buyer|acct_1|get_products", "k") }},
+		{"PurgeReplays", func() error { _, err := s.PurgeReplays(ctx, ghost, time.Now().Add(time.Hour)); return err }},
+		{"CreateTask", func() error {
+			return s.CreateTask(ctx, ghost, newTask("task_1", owner, "get_products", "submitted", true))
+		}},
+		{"Task", func() error { _, err := s.Task(ctx, ghost, owner, "task_1"); return err }},
+		{"PrincipalTasks", func() error { _, err := s.PrincipalTasks(ctx, ghost, "buyer", "task_1"); return err }},
+		{"ListTasks", func() error { _, _, err := s.ListTasks(ctx, ghost, owner, store.TaskFilter{}); return err }},
+		{"FinishTask", func() error {
+			_, err := s.FinishTask(ctx, ghost, owner, "task_1", "completed", nil, time.Now())
+			return err
+		}},
+		{"RecordDelivery", func() error { return s.RecordDelivery(ctx, ghost, owner, "task_1", store.Delivery{Attempts: 1}) }},
+		{"SeedProduct", func() error { _, err := s.SeedProduct(ctx, ghost, "sandbox-buyer", "run-1", p); return err }},
+		{"SeededCatalogue", func() error { _, _, err := s.SeededCatalogue(ctx, ghost, "sandbox-buyer"); return err }},
 	}
 	for _, c := range calls {
 		if err := c.call(); !errors.Is(err, store.ErrNotFound) {
