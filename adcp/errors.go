@@ -38,6 +38,7 @@ const (
 	UnknownScenario     Code = "UNKNOWN_SCENARIO"
 	InvalidParams       Code = "INVALID_PARAMS"
 	InternalError       Code = "INTERNAL_ERROR"
+	StaleResponse       Code = "STALE_RESPONSE"
 )
 
 // recoveries is the one table from code to recovery class.
@@ -65,6 +66,7 @@ var recoveries = map[Code]Recovery{
 	UnknownScenario:     Correctable,
 	InvalidParams:       Correctable,
 	InternalError:       Transient,
+	StaleResponse:       Transient,
 }
 
 // Recovery returns the recovery class of c. Codes outside the table are

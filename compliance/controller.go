@@ -19,7 +19,7 @@ import (
 
 // Scenarios are the canonical scenarios the controller implements, in the
 // order list_scenarios reports them. Aliases are accepted but not listed.
-var Scenarios = []string{"force_get_products_arm", "force_task_completion", "seed_product", "seed_pricing_option"}
+var Scenarios = []string{"force_get_products_arm", "force_task_completion", "force_upstream_unavailable", "seed_product", "seed_pricing_option"}
 
 // aliases map accepted alternative names onto canonical scenarios.
 var aliases = map[string]string{"force_get_products_rejected": "force_get_products_arm"}
@@ -98,6 +98,8 @@ func (c *Controller) Handle(ctx context.Context, publisher string, p products.Pr
 		body, f = c.forceArm(ctx, publisher, p, account, req)
 	case "force_task_completion":
 		body, f = c.completeTask(ctx, publisher, p, account, req)
+	case "force_upstream_unavailable":
+		body, f = c.forceStale(ctx, publisher, p, account, req)
 	case "seed_product":
 		body, f = c.seedProduct(ctx, publisher, p, req)
 	case "seed_pricing_option":

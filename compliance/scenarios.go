@@ -118,6 +118,32 @@ func (c *Controller) forceArm(ctx context.Context, publisher string, p products.
 	return out, nil
 }
 
+// forceStale simulates an unavailable upstream for the caller's next
+// get_products: it is answered from the cached snapshot with a
+// STALE_RESPONSE advisory. Like every directive it is one-shot, so the
+// call after it sees a healthy upstream again.
+func (c *Controller) forceStale(ctx context.Context, publisher string, p products.Principal, account string, req *Request) ([]kv, *failure) {
+	var tool, upstream string
+	if ok, f := param(req, "tool", &tool); f != nil {
+		return nil, f
+	} else if !ok {
+		return nil, fail(InvalidParams, "params.tool is required")
+	}
+	if tool != "get_products" {
+		return nil, fail(InvalidParams, "params.tool must be get_products: no other tool of this seller reads an upstream")
+	}
+	if _, f := param(req, "upstream_name", &upstream); f != nil {
+		return nil, f
+	}
+	if p.Sandbox {
+		account = ""
+	}
+	if err := c.Store.SetDirective(ctx, publisher, account, p.ID, products.Directive{Arm: "stale"}); err != nil {
+		return nil, fail(InternalError, "the directive could not be stored")
+	}
+	return []kv{{"success", true}, {"message", "The next get_products is served from cache with a STALE_RESPONSE advisory."}}, nil
+}
+
 // completeTask moves a submitted task to its terminal state with the
 // given result and delivers the terminal webhook.
 func (c *Controller) completeTask(ctx context.Context, publisher string, p products.Principal, account string, req *Request) ([]kv, *failure) {

@@ -73,6 +73,9 @@ type CompletedBody struct {
 	Diagnostics map[string]any
 	// Refinement is the refinement_applied list, one per refine entry.
 	Refinement []Refinement
+	// Warnings are non-fatal advisories; they ride in errors[] on the
+	// completed arm and never in adcp_error.
+	Warnings []Error
 }
 
 // Refinement answers one refine entry.
@@ -234,6 +237,7 @@ type (
 		Pagination        *Page             `json:"pagination,omitempty"`
 		RefinementApplied []Refinement      `json:"refinement_applied,omitempty"`
 		FilterDiagnostics map[string]any    `json:"filter_diagnostics,omitempty"`
+		Errors            []Error           `json:"errors,omitempty" jsonschema:"description=Non-fatal advisories only"`
 		Sandbox           bool              `json:"sandbox,omitempty"`
 		Replayed          bool              `json:"replayed,omitempty"`
 		Context           json.RawMessage   `json:"context,omitempty" jsonschema:"description=The request's context object, echoed unchanged"`
@@ -292,7 +296,7 @@ func (o Outcome) Encode() ([]byte, error) {
 		return json.Marshal(CompletedWire{
 			Status: "completed", AdcpVersion: v, Products: c.Products, CacheScope: c.CacheScope,
 			Pagination: c.Page, RefinementApplied: c.Refinement, FilterDiagnostics: c.Diagnostics,
-			Sandbox: c.Sandbox, Replayed: o.replayed, Context: o.env.Context,
+			Errors: c.Warnings, Sandbox: c.Sandbox, Replayed: o.replayed, Context: o.env.Context,
 		})
 	case Rejected:
 		r := o.rejected

@@ -2,6 +2,7 @@ package products
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/storefront/storefront/adcp"
 	"sort"
@@ -36,6 +37,8 @@ type Snapshot struct {
 	Catalogue *Catalogue
 	// Screen guards every buyer-visible string made from this snapshot.
 	Screen *sanitize.Screen
+	// BuiltAt is when the snapshot was built.
+	BuiltAt time.Time
 }
 
 // NewSnapshot builds a snapshot: the deny-list from the rulebook's
@@ -51,6 +54,7 @@ func NewSnapshot(pub Publisher, catalogue []Product, catalogueVersion int64, rb 
 		Rulebook:         rb,
 		Catalogue:        newCatalogue(catalogue, screen),
 		Screen:           screen,
+		BuiltAt:          time.Now(),
 	}
 }
 

@@ -175,7 +175,10 @@ type Directives interface {
 
 // Directive forces the next eligible get_products into an arm.
 type Directive struct {
-	Arm         string // rejected or submitted
+	// Arm is rejected or submitted, or stale: answer from the cached
+	// snapshot as if an upstream were unavailable, with a STALE_RESPONSE
+	// advisory.
+	Arm         string
 	Reason      string
 	Suggestions []string
 	TaskID      string
@@ -314,7 +317,8 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 		trace.Fired = append(trace.Fired, FiredRule{ID: r.RuleID, Name: r.RuleName, Slug: string(r.Slug), Disclosure: r.Level.String()})
 	}
 
-	if directive != nil {
+	stale := directive != nil && directive.Arm == "stale"
+	if directive != nil && !stale {
 		trace.Forced = true
 		if directive.Arm == "submitted" {
 			if failure := s.submit(ctx, c, req, acct, directive); failure != nil {
@@ -352,11 +356,24 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 		return s.finish(ctx, c, s.declined(env, version, composed), req, acct, trace, d, live, false)
 	}
 
-	o, failure := s.completed(env, req, acct, snap, &trace)
+	var warnings []outcome.Error
+	if stale {
+		// A compliance run forced an upstream outage: answer from the
+		// snapshot in hand and say so, without failing the call.
+		age := int(s.now().Sub(snap.BuiltAt).Seconds())
+		if age < 0 {
+			age = 0
+		}
+		w := errorOf(snap.Screen, adcp.StaleResponse, "", "Served from cache: an upstream inventory service is temporarily unavailable.",
+			map[string]any{"served_from_cache": true, "cache_age_seconds": age})
+		warnings = append(warnings, w)
+		trace.Forced = true
+	}
+	o, failure := s.completed(env, req, acct, snap, &trace, warnings)
 	if failure != nil {
 		return s.fail(ctx, c, env, req, trace, live, *failure)
 	}
-	return s.finish(ctx, c, o, req, acct, trace, d, live, false)
+	return s.finish(ctx, c, o, req, acct, trace, d, live, stale)
 }
 
 // submit records the task a submitted directive creates. A webhook the
@@ -458,7 +475,7 @@ func (s *Service) verifier(snap *Snapshot, req *Request, brief merch.Brief) func
 }
 
 // completed matches the catalogue and builds the completed arm.
-func (s *Service) completed(env outcome.Envelope, req *Request, acct Account, snap *Snapshot, trace *Trace) (outcome.Outcome, *outcome.Error) {
+func (s *Service) completed(env outcome.Envelope, req *Request, acct Account, snap *Snapshot, trace *Trace, warnings []outcome.Error) (outcome.Outcome, *outcome.Error) {
 	text := ""
 	if req.Brief != nil {
 		text = *req.Brief
@@ -507,7 +524,7 @@ func (s *Service) completed(env outcome.Envelope, req *Request, acct Account, sn
 	if req.Account != nil {
 		scope = "account"
 	}
-	body := outcome.CompletedBody{Products: products, CacheScope: scope, Page: page, Sandbox: acct.Sandbox, Refinement: refinement}
+	body := outcome.CompletedBody{Products: products, CacheScope: scope, Page: page, Sandbox: acct.Sandbox, Refinement: refinement, Warnings: warnings}
 	if len(products) == 0 && len(m.Excluded) > 0 {
 		excluded := map[string]any{}
 		for k, n := range m.Excluded {
