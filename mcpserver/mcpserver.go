@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"maps"
 	"net/http"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -73,7 +74,21 @@ func Result(r agent.Reply) *mcp.CallToolResult {
 // Handler returns the streamable HTTP handler. It runs stateless with plain
 // JSON responses: every request carries everything it needs, so replicas
 // need no session affinity.
+//
+// The transport spec asks clients to accept both JSON and an event stream;
+// since every answer here is plain JSON, a POST that accepts JSON alone is
+// served rather than refused.
 func Handler(s *mcp.Server) http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			accept := r.Header.Get("Accept")
+			if !strings.Contains(accept, "text/event-stream") && (strings.Contains(accept, "application/json") || strings.Contains(accept, "*/*")) {
+				r = r.Clone(r.Context())
+				r.Header.Set("Accept", "application/json, text/event-stream")
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
 }
