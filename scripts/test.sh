@@ -40,3 +40,6 @@ go vet ./...
 
 say "go test"
 go test -count=1 ./...
+
+say "AdCP storyboards (@adcp/sdk runner, sandbox binary)"
+./scripts/storyboards.sh

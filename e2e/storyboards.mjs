@@ -1,0 +1,115 @@
+// Runs official AdCP storyboards against a running storefront with the
+// @adcp/sdk storyboard runner, and fails on any failed check except the
+// ones listed in ALLOWED.
+//
+// Each storyboard file is loaded the way `adcp storyboard run --file` loads
+// it (loadStoryboardFile) and run with runStoryboard, because the CLI's
+// --file mode cannot be given a test kit, a webhook receiver or
+// allow_http, all of which these storyboards need against a local agent.
+//
+// usage: node storyboards.mjs --url http://127.0.0.1:PORT/mcp --token KEY
+//        --spec ../../shared/adcp-spec/compliance --out result.json FILE...
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const require = createRequire(import.meta.url);
+const { loadStoryboardFile, runStoryboard } = require('@adcp/sdk/testing');
+const YAML = require('yaml');
+
+// Tolerated failures, each named exactly. @adcp/sdk 6.11.0 decides
+// response_schema with its bundled AdCP 3.0.6 get_products schema, which
+// requires products[] on every arm:
+//  - the 3.2 GetProductsRejected payload has no products (it must not);
+//  - the async Submitted envelope has no products (it must not either;
+//    get-products-async-response-submitted.json forbids them). The runner
+//    then skips the storyboard's later, stateful steps, which the Go tests
+//    (agent/async_test.go) and e2e/async_test.go cover instead.
+// The Go tests validate both payloads against the official 3.2 schemas.
+const ALLOWED = new Set([
+  'media_buy_seller/get_products_rejected|rejected_discovery_response|get_products_rejected|response_schema',
+  'media_buy_seller/get_products_async|submitted_discovery_response|get_products_submitted|response_schema',
+]);
+
+const args = process.argv.slice(2);
+const opt = (name, def) => {
+  const i = args.indexOf(name);
+  if (i < 0) return def;
+  const v = args[i + 1];
+  args.splice(i, 2);
+  return v;
+};
+const url = opt('--url');
+const token = opt('--token');
+const spec = opt('--spec');
+const out = opt('--out', 'storyboards-result.json');
+const protocol = opt('--protocol', 'mcp');
+const files = args;
+if (!url || !token || !spec || files.length === 0) {
+  console.error('usage: node storyboards.mjs --url URL --token KEY --spec DIR [--out FILE] [--protocol mcp|a2a] FILE...');
+  process.exit(2);
+}
+
+function testKit(sb) {
+  const rel = sb?.prerequisites?.test_kit;
+  if (!rel) return undefined;
+  return YAML.parse(readFileSync(path.join(spec, rel), 'utf8'));
+}
+
+const summary = [];
+const unexpected = [];
+const allowedSeen = [];
+for (const file of files) {
+  const sb = loadStoryboardFile(file);
+  const result = await runStoryboard(url, sb, {
+    protocol,
+    allow_http: true,
+    auth: { type: 'bearer', token },
+    test_kit: testKit(sb),
+    webhook_receiver: { mode: 'loopback_mock' },
+    contracts: ['webhook_receiver_runner'],
+  });
+  const row = { file: path.relative(spec, file), storyboard: result.storyboard_id, passed: 0, failed: 0, skipped: 0, skips: {}, failures: [] };
+  for (const phase of result.phases ?? []) {
+    for (const step of phase.steps ?? []) {
+      if (step.skipped) {
+        row.skipped++;
+        const why = step.skip_reason ?? step.skip?.reason ?? 'skipped';
+        row.skips[why] = (row.skips[why] ?? 0) + 1;
+        continue;
+      }
+      if (step.passed) {
+        row.passed++;
+        continue;
+      }
+      row.failed++;
+      const base = `${result.storyboard_id}|${phase.phase_id}|${step.step_id}`;
+      const bad = (step.validations ?? []).filter(v => !v.passed && v.severity !== 'advisory' && !v.not_applicable);
+      const keys = bad.length ? bad.map(v => ({ key: `${base}|${v.check}`, detail: v.error ?? v.description ?? '' }))
+        : [{ key: `${base}|<step>`, detail: step.error ?? 'step failed with no failed check' }];
+      for (const k of keys) {
+        row.failures.push(k.key);
+        (ALLOWED.has(k.key) ? allowedSeen : unexpected).push(k);
+      }
+    }
+  }
+  for (const a of result.assertions ?? []) {
+    if (!a.passed) {
+      const k = { key: `${result.storyboard_id}|assertion|${a.step_id ?? ''}|${a.assertion_id}`, detail: a.description ?? '' };
+      row.failures.push(k.key);
+      unexpected.push(k);
+    }
+  }
+  summary.push(row);
+  const skips = Object.entries(row.skips).map(([k, v]) => `${k}:${v}`).join(', ');
+  console.log(`${row.failures.every(f => ALLOWED.has(f)) ? 'PASS' : 'FAIL'} ${row.storyboard} (${row.file}): ${row.passed} passed, ${row.failed} failed, ${row.skipped} skipped${skips ? ' [' + skips + ']' : ''}`);
+}
+
+writeFileSync(out, JSON.stringify({ summary, unexpected, allowed: allowedSeen }, null, 2));
+for (const k of allowedSeen) console.log(`allowed failure: ${k.key}`);
+if (unexpected.length) {
+  console.log(`\n${unexpected.length} unexpected failure(s):`);
+  for (const k of unexpected) console.log(`  ${k.key}: ${String(k.detail).slice(0, 400)}`);
+  process.exit(1);
+}
+console.log('\nall storyboards passed (apart from the allowed failures above)');

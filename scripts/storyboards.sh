@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Runs the official AdCP storyboards that concern get_products and the
+# compliance controller against the real storefront binary in sandbox mode,
+# with the @adcp/sdk 6.11.0 runner pinned in e2e/package-lock.json. Fails on
+# any failed check but the runner-side schema checks named in
+# e2e/storyboards.mjs. scripts/test.sh calls it; it can also run alone.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SPEC="${ADCP_SPEC_DIR:-../shared/adcp-spec}"
+C="$SPEC/compliance"
+if [ ! -d "$C" ]; then
+  if [ "${CI:-}" = "true" ]; then echo "AdCP compliance storyboards not found at $C" >&2; exit 1; fi
+  echo "AdCP compliance storyboards not found at $C: skipping the storyboard run"; exit 0
+fi
+C="$(cd "$C" && pwd)"
+if [ ! -d e2e/node_modules/@adcp/sdk ]; then
+  (cd e2e && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+# Storyboards run against the controller in sandbox mode; see the README's
+# compliance section for why others are not run.
+STORYBOARDS=(
+  protocols/media-buy/scenarios/get_products_rejected.yaml
+  protocols/media-buy/scenarios/get_products_async.yaml
+  universal/deterministic-testing.yaml
+  universal/error-compliance.yaml
+  universal/version-negotiation.yaml
+  universal/capability-discovery.yaml
+  universal/v3-envelope-integrity.yaml
+  universal/comply-controller-mode-gate.yaml
+  universal/read-tool-idempotency.yaml
+  universal/schema-validation.yaml
+  protocols/media-buy/scenarios/refine_products.yaml
+  universal/get-products-pagination-integrity.yaml
+)
+
+work="$(mktemp -d)"
+trap 'kill "${pid:-0}" 2>/dev/null || true; wait "${pid:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
+go build -o "$work/storefront" ./cmd/storefront
+"$work/storefront" serve --sandbox --addr 127.0.0.1:0 >"$work/out.log" 2>&1 &
+pid=$!
+addr=""
+for _ in $(seq 1 100); do
+  addr="$(sed -n 's/.*"storefront serving" addr=\([^ ]*\).*/\1/p' "$work/out.log" | head -1)"
+  [ -n "$addr" ] && break
+  kill -0 "$pid" 2>/dev/null || { cat "$work/out.log"; echo "the storefront exited" >&2; exit 1; }
+  sleep 0.1
+done
+[ -n "$addr" ] || { cat "$work/out.log"; echo "the storefront did not start" >&2; exit 1; }
+
+files=()
+for s in "${STORYBOARDS[@]}"; do files+=("$C/$s"); done
+# The compliance test kit's sandbox key (demo-acme-outdoor-v1); the mode
+# gate's steps use the kit's live key themselves.
+status=0
+(cd e2e && node storyboards.mjs --url "http://$addr/mcp" --token demo-acme-outdoor-v1 --spec "$C" \
+  --out "$work/storyboards.json" "${files[@]}") || status=$?
+if [ "$status" -ne 0 ]; then
+  echo "--- storefront log ---"; tail -50 "$work/out.log"
+fi
+exit "$status"
