@@ -651,6 +651,32 @@ func TestRefusalExtension(t *testing.T) {
 	})
 }
 
+// TestIdempotentReplay: a replayed rejection is still a rejection on
+// A2A, the reason text first and the refusal part intact, though the
+// agent's replay carries no summary line.
+func TestIdempotentReplay(t *testing.T) {
+	env := testenv.Start(t)
+	c, _ := client(t, env.BaseURL, "", a2aserver.ProfileURI, a2aserver.RefusalURI)
+	const args = `{"adcp_version":"3.2-beta.5","idempotency_key":"a2a-replay-0001-abcdef","buying_mode":"brief","brief":"Billboards for a coffee launch","filters":{"channels":["dooh"]}}`
+	first := invoke(t, c, "get_products", args)
+	again := invoke(t, c, "get_products", args)
+	m := decode(t, payload(t, again))
+	if m["replayed"] != true || m["status"] != "rejected" || again.Status.State != a2a.TaskStateCompleted {
+		t.Fatalf("second call: replayed %v, status %v in a %s task; want a replayed rejection in a completed task", m["replayed"], m["status"], again.Status.State)
+	}
+	for _, task := range []*a2a.Task{first, again} {
+		parts := task.Artifacts[0].Parts
+		if len(parts) != 2 || parts[0].Text() == "" {
+			t.Errorf("a rejection's artifact should lead with text, got %v", parts)
+		}
+		if msg := task.Status.Message; msg == nil || len(msg.Parts) != 2 {
+			t.Errorf("refusal parts = %v, want text and refusal", msg)
+		} else if r, _ := msg.Parts[1].Data().(map[string]any); r["rule"] != "channel-not-offered" {
+			t.Errorf("refusal = %v, want rule channel-not-offered", r)
+		}
+	}
+}
+
 func errorMeta(m map[string]any) (code float64, reason, breach string) {
 	e, _ := m["error"].(map[string]any)
 	code, _ = e["code"].(float64)

@@ -213,13 +213,9 @@ func (h *handler) task(ctx context.Context, msg *a2a.Message, r agent.Reply, leg
 	// @adcp/sdk among them) take a first data part's status as the task's
 	// status and would count a rejected arm as a failed task; with the text
 	// first they read the task state, completed, as the profile intends.
-	summary := r.Summary
-	if r.Failed && summary.IsZero() {
-		summary = sanitize.Internal
-	}
 	art := &a2a.Artifact{ID: a2a.NewArtifactID(), Name: "result"}
-	if !summary.IsZero() {
-		art.Parts = append(art.Parts, a2a.NewTextPart(summary.String()))
+	if text := summary(r); text != "" {
+		art.Parts = append(art.Parts, a2a.NewTextPart(text))
 	}
 	art.Parts = append(art.Parts, a2a.NewDataPart(data))
 	if r.Failed {
@@ -238,27 +234,49 @@ func (h *handler) task(ctx context.Context, msg *a2a.Message, r agent.Reply, leg
 	return t, nil
 }
 
+// declined is the vocabulary entry of a rejected reply's slug (from the
+// agent's _meta), and the slug itself.
+func declined(r agent.Reply) (decline.Entry, string, bool) {
+	meta, _ := r.Meta[outcome.Namespace+"/decline"].(map[string]any)
+	slug, _ := meta["slug"].(string)
+	if slug == "" {
+		return decline.Entry{}, "", false
+	}
+	e, ok := decline.Lookup(decline.Slug(slug))
+	return e, slug, ok
+}
+
+// summary is the reply's short buyer-visible line: the agent's screened
+// summary, or for a reply that has none (an idempotent replay) the
+// decline's published line or the fixed internal-error line.
+func summary(r agent.Reply) string {
+	if !r.Summary.IsZero() {
+		return r.Summary.String()
+	}
+	if e, _, ok := declined(r); ok {
+		return e.Reason
+	}
+	if r.Failed {
+		return sanitize.Internal.String()
+	}
+	return ""
+}
+
 // refusalParts are the refusal extension's two parts for a rejected reply:
 // the screened reason as text and the typed refusal. They are nil for any
 // other arm.
 func (h *handler) refusalParts(ctx context.Context, r agent.Reply, legacy bool) a2a.ContentParts {
-	meta, _ := r.Meta[outcome.Namespace+"/decline"].(map[string]any)
-	slug, _ := meta["slug"].(string)
-	if slug == "" {
-		return nil
-	}
-	e, ok := decline.Lookup(decline.Slug(slug))
+	e, slug, ok := declined(r)
 	if !ok {
-		// The rule must be a key of the card's map; a slug outside the
-		// vocabulary cannot be one, so no refusal part is sent.
-		h.log.ErrorContext(ctx, "a2a refusal: decline slug outside the vocabulary", "slug", slug)
+		if slug != "" {
+			// The rule must be a key of the card's map; a slug outside
+			// the vocabulary cannot be one, so no refusal part is sent.
+			h.log.ErrorContext(ctx, "a2a refusal: decline slug outside the vocabulary", "slug", slug)
+		}
 		return nil
 	}
 	refusal := map[string]any{"rule": e.Slug.Kebab(), "reason": e.Reason}
-	text := r.Summary.String()
-	if text == "" {
-		text = e.Reason
-	}
+	text := summary(r)
 	if text != e.Reason {
 		refusal["detail"] = text
 	}
