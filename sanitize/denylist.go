@@ -3,6 +3,9 @@ package sanitize
 import (
 	"sort"
 	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/coregx/ahocorasick"
 )
@@ -33,8 +36,24 @@ type Term struct {
 
 // minSubstring is the shortest skeleton matched anywhere in a text. Shorter
 // terms would match inside ordinary words, so they are matched only as whole
-// words.
-const minSubstring = 5
+// words, except identifiers (a mix of letters and digits), which ordinary
+// words do not contain: those match anywhere from minIDSubstring on.
+const (
+	minSubstring   = 5
+	minIDSubstring = 3
+)
+
+// Fragment windows: an identifier at least windowMinID characters long is
+// also found by any window of windowLen characters of it that holds at
+// least windowDigits digits, so that a fragment ("CTV-1182" of
+// "FW-DEAL-CTV-1182") gives it away too. Windows without digits are common
+// words and are not used.
+const (
+	windowMinID  = 10
+	windowLen    = 6
+	windowDigits = 2
+	maxWindows   = 12
+)
 
 // DenyList is an immutable, compiled set of terms. Build a new one when the
 // rulebook or catalogue changes and swap it in whole.
@@ -57,9 +76,13 @@ type DenyList struct {
 func NewDenyList(terms []Term, public []string) *DenyList {
 	d := &DenyList{words: map[string]int{}, phrases: map[string]int{}}
 	lexicon := make([]string, 0, len(public))
+	var squashedLexicon strings.Builder
 	for _, p := range public {
 		lexicon = append(lexicon, " "+joinWords(p)+" ")
+		squashedLexicon.WriteString(Skeleton(p))
+		squashedLexicon.WriteByte(' ')
 	}
+	publicSkeleton := squashedLexicon.String()
 	seen := map[string]bool{}
 	var pats []string
 	for _, t := range terms {
@@ -74,7 +97,16 @@ func NewDenyList(terms []Term, public []string) *DenyList {
 		seen[sk] = true
 		idx := len(d.terms)
 		d.terms = append(d.terms, t)
-		if t.Whole || runeLen(sk) < minSubstring {
+		id := identifier(t.Value)
+		if !t.Whole && id && runeLen(sk) >= windowMinID {
+			for _, w := range windows(t.Value) {
+				if !strings.Contains(publicSkeleton, w) {
+					d.patterns = append(d.patterns, idx)
+					pats = append(pats, w)
+				}
+			}
+		}
+		if t.Whole || (runeLen(sk) < minSubstring && !(id && runeLen(sk) >= minIDSubstring)) {
 			d.words[sk] = idx
 			if ws := words(Fold(t.Value)); len(ws) > 1 {
 				d.phrases[" "+strings.Join(ws, " ")+" "] = idx
@@ -101,6 +133,94 @@ func NewDenyList(terms []Term, public []string) *DenyList {
 		}
 	}
 	return d
+}
+
+func asciiText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiViews computes the skeleton and the word skeletons of lower-case
+// ASCII text in one pass, exactly as skeletonOfFolded and words would.
+func asciiViews(lower string) (string, []string) {
+	sk := make([]byte, 0, len(lower))
+	var ws []string
+	start := -1
+	for i := 0; i <= len(lower); i++ {
+		alnum := false
+		var c byte
+		if i < len(lower) {
+			c = lower[i]
+			alnum = c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+		}
+		if alnum {
+			switch c {
+			case '0':
+				c = 'o'
+			case '1':
+				c = 'l'
+			}
+			sk = append(sk, c)
+			if start < 0 {
+				start = len(sk) - 1
+			}
+			continue
+		}
+		if start >= 0 {
+			ws = append(ws, string(sk[start:]))
+			start = -1
+		}
+	}
+	return string(sk), ws
+}
+
+// identifier reports strings that mix letters and digits.
+func identifier(s string) bool {
+	letter, digit := false, false
+	for _, r := range s {
+		switch {
+		case unicode.IsDigit(r):
+			digit = true
+		case unicode.IsLetter(r):
+			letter = true
+		}
+	}
+	return letter && digit
+}
+
+// windows returns the distinctive fragments of an identifier, as
+// skeletons.
+func windows(id string) []string {
+	var alnum []rune
+	for _, r := range norm.NFKD.String(Fold(id)) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			alnum = append(alnum, r)
+		}
+	}
+	var out []string
+	seen := map[string]bool{}
+	for i := 0; i+windowLen <= len(alnum) && len(out) < maxWindows; i++ {
+		w := alnum[i : i+windowLen]
+		digits := 0
+		for _, r := range w {
+			if unicode.IsDigit(r) {
+				digits++
+			}
+		}
+		if digits < windowDigits || digits == windowLen {
+			continue
+		}
+		sk := skeletonOfFolded(string(w))
+		if !seen[sk] {
+			seen[sk] = true
+			out = append(out, sk)
+		}
+	}
+	return out
 }
 
 // joinWords renders p as its space-separated word skeletons.
@@ -148,11 +268,25 @@ func (d *DenyList) match(text string, all bool) (bool, []Hit) {
 	if d == nil || len(d.terms) == 0 {
 		return false, nil
 	}
-	folded := Fold(text)
+	var folded, skel string
+	var ws []string
+	if asciiText(text) {
+		// Most text is ASCII, where the normalisation and look-alike
+		// tables reduce to lower-casing and two digit mappings.
+		folded = strings.ToLower(text)
+		skel, ws = asciiViews(folded)
+	} else {
+		folded = Fold(text)
+		skel = skeletonOfFolded(folded)
+		ws = words(folded)
+	}
 	var hits []Hit
-	found := map[int]bool{}
+	var found map[int]bool
+	if all {
+		found = map[int]bool{}
+	}
 	if d.ac != nil {
-		sk := []byte(skeletonOfFolded(folded))
+		sk := []byte(skel)
 		if !all {
 			if d.ac.IsMatch(sk) {
 				return true, nil
@@ -168,7 +302,6 @@ func (d *DenyList) match(text string, all bool) (bool, []Hit) {
 		}
 	}
 	if len(d.words) > 0 {
-		ws := words(folded)
 		for _, w := range ws {
 			if idx, ok := d.words[w]; ok {
 				if !all {

@@ -77,6 +77,7 @@ func TestDenyListNames(t *testing.T) {
 		{Value: "GAM", Kind: KindNoteTerm},
 		{Value: "Whitfield", Kind: KindCustom},
 		{Value: "SP-12", Kind: KindNoteTerm},
+		{Value: "FW-DEAL-CTV-1182", Kind: KindCatalogID},
 	}, nil)
 	s := New(d)
 	for _, test := range []struct {
@@ -113,9 +114,12 @@ func TestDenyListNames(t *testing.T) {
 		{"short id with a separator", "under policy SP-12.", true},
 		{"short id run together", "under policy sp12.", true},
 		{"short id full-width", "under policy ＳＰ－１２.", true},
-		{"longer short id", "under policy SP-123.", false},
+		{"short id spaced out", "under policy S P - 1 2.", true},
+		{"short id inside a longer id", "under policy SP-123.", true},
 		{"clean text", "Budgets from the low thousands fit this inventory.", false},
-		{"partial id", "MR-2291", false},
+		{"distinctive fragment of a long id", "MR-2291", true},
+		{"other distinctive fragment", "ctv 1182 was sold", true},
+		{"fragment without digits", "the CTV FLOOR", false},
 		{"empty", "", false},
 	} {
 		t.Run(test.name, func(t *testing.T) {
@@ -160,12 +164,13 @@ func TestDenyListLexicon(t *testing.T) {
 		{"Connected TV inventory would fit this brief.", false},
 		{"a budget minimum applies", true},
 		{"rule MR-1 fired", true},
-		{"rule MR-12 fired", false},
+		{"rule MR-12 fired", true}, // an id inside a longer id still gives it away
 		{"rule mr1 fired", true},
 		{"sold to North Star.", true},
 		{"sold to northstar.", true},
 		{"sold to North Starling.", false},
-		{"a mr-1x", false},
+		{"a mr-1x", true},
+		{"a mr-x", false},
 	} {
 		if got := s.Names(test.text); got != test.want {
 			t.Errorf("Names(%q) = %v, want %v", test.text, got, test.want)

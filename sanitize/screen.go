@@ -42,6 +42,11 @@ func (s *Screen) DenyList() *DenyList { return s.deny }
 // not HTML-escaped, no control, zero-width or bidi characters, whitespace
 // collapsed, NFC. It does not consult the deny-list.
 func (s *Screen) Clean(raw string) string {
+	if plainASCII(raw) {
+		// No markup, entity, control or invisible character can be in
+		// it: only whitespace to collapse.
+		return strings.Join(strings.Fields(raw), " ")
+	}
 	// Invisible and control characters are removed before and after each
 	// markup pass: removed only at the end, "<\u200bscript>" is text to
 	// the markup parser and a tag once the zero-width space is gone.
@@ -71,6 +76,18 @@ func (s *Screen) Clean(raw string) string {
 	}, t)
 	t = norm.NFC.String(t)
 	return strings.Join(strings.Fields(t), " ")
+}
+
+// plainASCII reports printable ASCII text with no markup or entity
+// characters.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x7f || (c < 0x20 && c != ' ' && c != '\t' && c != '\n' && c != '\r') || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 // stripHidden removes control characters other than whitespace, invisible
