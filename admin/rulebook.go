@@ -53,6 +53,9 @@ func decodeRulebook(b []byte, prefix string) (merch.Rulebook, error) {
 	if err := rb.Validate(); err != nil {
 		return rb, invalid(err, prefix)
 	}
+	if err := rb.Lint(); err != nil {
+		return rb, invalid(err, prefix)
+	}
 	return rb, nil
 }
 
@@ -237,6 +240,9 @@ func (h *Handler) putVoice(c echo.Context) error {
 	rb := rv.Rulebook
 	rb.Voice = v
 	if err := rb.Validate(); err != nil {
+		return invalid(onlyVoice(err), "")
+	}
+	if err := rb.Lint(); err != nil {
 		return invalid(onlyVoice(err), "")
 	}
 	return h.save(c, rb, match, "voice")

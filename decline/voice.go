@@ -89,6 +89,9 @@ func CheckTemplate(t string) error {
 	}
 	for _, name := range TemplatePlaceholders(t) {
 		if _, ok := Placeholders[name]; !ok {
+			if internalPlaceholders.MatchString(strings.ToLower(name)) {
+				return fmt.Errorf("{{%s}} refers to an internal field; templates may use only the public placeholders %s", name, strings.Join(PlaceholderNames(), ", "))
+			}
 			return fmt.Errorf("unknown placeholder {{%s}}; templates may use %s", name, strings.Join(PlaceholderNames(), ", "))
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/sanitize"
 )
 
 // Format is the rulebook document format this package reads and writes.
@@ -415,6 +416,73 @@ func onlyPredicate(c Condition) string {
 		return ""
 	}
 	return names[0]
+}
+
+// Lint applies the authoring rules a rulebook must pass to be saved, on top
+// of Validate: voice templates must be plain, public and inert (no
+// internal placeholders, links, markdown, control or bidi characters, or
+// instructions aimed at a model), and must not name anything confidential
+// in the rulebook. Serving does not depend on it: whatever a saved
+// template says still passes the screen.
+func (rb *Rulebook) Lint() error {
+	var v problem.Invalid
+	if rb == nil {
+		return nil
+	}
+	screen := rb.confidentialScreen()
+	slugs := make([]string, 0, len(rb.Voice.Templates))
+	for s := range rb.Voice.Templates {
+		slugs = append(slugs, string(s))
+	}
+	sort.Strings(slugs)
+	for _, s := range slugs {
+		p := problem.Pointer("voice", "templates", s)
+		t := rb.Voice.Templates[decline.Slug(s)]
+		if err := decline.LintTemplate(t); err != nil {
+			v.Add(p, "%v", err)
+			continue
+		}
+		if hits := screen.Hits(t); len(hits) > 0 {
+			v.Add(p, "the template names a confidential %s (%q); templates are shown to buyers",
+				strings.ReplaceAll(string(hits[0].Term.Kind), "_", " "), hits[0].Term.Value)
+		}
+	}
+	if hits := screen.Hits(rb.Voice.SellerName); len(hits) > 0 {
+		v.Add("/voice/seller_name", "the seller name contains a confidential %s (%q)", strings.ReplaceAll(string(hits[0].Term.Kind), "_", " "), hits[0].Term.Value)
+	}
+	return v.Err()
+}
+
+// ConfidentialTerms lists everything confidential in the rulebook: rule
+// ids and names, confidential terms, and the identifying words of names
+// and notes. They form the screen's deny-list, with the catalogue's.
+func (rb *Rulebook) ConfidentialTerms() []sanitize.Term {
+	if rb == nil {
+		return nil
+	}
+	var terms []sanitize.Term
+	for _, r := range rb.Rules {
+		terms = append(terms,
+			sanitize.Term{Value: r.ID, Kind: sanitize.KindRuleID},
+			sanitize.Term{Value: r.Name, Kind: sanitize.KindRuleName})
+		for _, t := range r.ConfidentialTerms {
+			terms = append(terms, sanitize.Term{Value: t, Kind: sanitize.KindCustom})
+		}
+		terms = append(terms, sanitize.NoteTerms(r.Notes, sanitize.KindNoteTerm)...)
+		terms = append(terms, sanitize.NoteTerms(r.Name, sanitize.KindRuleName)...)
+	}
+	return terms
+}
+
+// confidentialScreen is a screen over the rulebook's own confidential
+// terms, for linting its templates. Words of the storefront's canned lines
+// are not confidential, as in the serving screen.
+func (rb *Rulebook) confidentialScreen() *sanitize.Screen {
+	public := make([]string, 0, len(decline.Vocabulary))
+	for _, e := range decline.Vocabulary {
+		public = append(public, e.Reason)
+	}
+	return sanitize.New(sanitize.NewDenyList(rb.ConfidentialTerms(), public))
 }
 
 // String is for logs: it names the rule by id only.

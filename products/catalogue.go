@@ -60,19 +60,7 @@ func NewSnapshot(pub Publisher, catalogue []Product, catalogueVersion int64, rb 
 
 // DenyTerms lists everything confidential in a rulebook and catalogue.
 func DenyTerms(rb *merch.Rulebook, catalogue []Product) []sanitize.Term {
-	var terms []sanitize.Term
-	if rb != nil {
-		for _, r := range rb.Rules {
-			terms = append(terms,
-				sanitize.Term{Value: r.ID, Kind: sanitize.KindRuleID},
-				sanitize.Term{Value: r.Name, Kind: sanitize.KindRuleName})
-			for _, t := range r.ConfidentialTerms {
-				terms = append(terms, sanitize.Term{Value: t, Kind: sanitize.KindCustom})
-			}
-			terms = append(terms, sanitize.NoteTerms(r.Notes, sanitize.KindNoteTerm)...)
-			terms = append(terms, sanitize.NoteTerms(r.Name, sanitize.KindRuleName)...)
-		}
-	}
+	terms := rb.ConfidentialTerms()
 	for _, p := range catalogue {
 		if p.InternalRef != "" {
 			terms = append(terms, sanitize.Term{Value: p.InternalRef, Kind: sanitize.KindCatalogID})
