@@ -80,7 +80,7 @@ func Compose(in Input, screen *sanitize.Screen) Composed {
 	primary := visible[0]
 	out := Composed{Slug: primary.Slug, Level: primary.Level}
 
-	offered, checks := verified(visible, in.Verify)
+	offered, checks := verified(visible, in.Voice, in.Verify)
 	out.Checks = checks
 	// Screen each change's text as Lines would, keeping Offered aligned
 	// with Suggestions one to one: a change whose text was screened out,
@@ -99,7 +99,7 @@ func Compose(in Input, screen *sanitize.Screen) Composed {
 	}
 
 	entry, _ := Lookup(primary.Slug)
-	reason := reasonText(visible, in.Voice, len(out.Suggestions) > 0)
+	reason := reasonText(visible, in.Voice, len(out.Suggestions) > 0, screen)
 	out.Reason = screen.Prose(reason, sanitize.MaxReason, sanitize.Declined, entry.Reason)
 	return out
 }
@@ -129,12 +129,19 @@ func composeForced(in Input, visible []Grounds, screen *sanitize.Screen) Compose
 
 // reasonText writes the reason: the tone's opener, a line for each distinct
 // slug in order (the publisher's template where it renders, the canned line
-// otherwise, each with the detail its level allows), and the tone's closer
-// when the decline can be fixed.
-func reasonText(visible []Grounds, v Voice, fixable bool) string {
+// otherwise, each with the sentence its level allows), and the tone's closer
+// when the decline can be fixed. Each part is screened on its own, so that
+// a screened-out template falls back to its slug's canned line rather than
+// leaving a reason with no why in it; the caller screens the whole again.
+func reasonText(visible []Grounds, v Voice, fixable bool, screen *sanitize.Screen) string {
 	var parts []string
+	keep := func(s string) {
+		if t, ok := screen.Line(s, sanitize.MaxReason); ok {
+			parts = append(parts, t.String())
+		}
+	}
 	if o := opener(v); o != "" {
-		parts = append(parts, o)
+		keep(o)
 	}
 	seen := map[Slug]bool{}
 	for _, g := range visible {
@@ -142,27 +149,28 @@ func reasonText(visible []Grounds, v Voice, fixable bool) string {
 			continue
 		}
 		seen[g.Slug] = true
-		parts = append(parts, line(g, v))
+		e, _ := Lookup(g.Slug)
+		parts = append(parts, screen.Prose(line(g, v), sanitize.MaxReason, sanitize.Declined, e.Reason).String())
 	}
 	if c := closer(v, fixable); c != "" {
-		parts = append(parts, c)
+		keep(c)
 	}
 	return strings.Join(parts, " ")
 }
 
-// line renders one grounds: the template if the publisher wrote one and its
-// placeholders all have values at this level, else the canned line plus the
-// detail sentence the level allows.
+// line renders one grounds from its disclosure: the template if the
+// publisher wrote one and its placeholders all have values at this level,
+// else the canned line plus the sentence the level allows.
 func line(g Grounds, v Voice) string {
-	shown := reveal(g, v)
+	d := disclose(g, v)
 	if t, ok := v.Templates[g.Slug]; ok {
-		if s, ok := render(t, shown); ok {
+		if s, ok := render(t, d.values()); ok {
 			return s
 		}
 	}
 	e, _ := Lookup(g.Slug)
-	if d := detail(g, shown); d != "" {
-		return e.Reason + " " + d
+	if s := d.sentence(g.Slug); s != "" {
+		return e.Reason + " " + s
 	}
 	return e.Reason
 }

@@ -339,8 +339,8 @@ func TestComposeVerification(t *testing.T) {
 }
 
 // TestComposeCompound: when several rules fire, one change must clear
-// them all; the compound change is tried first and rendered at the lowest
-// level among the rules.
+// them all; the compound change is tried first, and each of its edits is
+// worded at its own rule's level.
 func TestComposeCompound(t *testing.T) {
 	var tried []int
 	c := Compose(Input{
@@ -355,7 +355,7 @@ func TestComposeCompound(t *testing.T) {
 	if len(tried) == 0 || tried[0] != 2 {
 		t.Errorf("changes tried have %v edits, want the compound change first", tried)
 	}
-	want := []string{"A budget of 5,000 USD or more and a start in early December 2026 would fit this brief."}
+	want := []string{"A budget of 5,000 USD or more and a start on or after 2026-12-02 would fit this brief."}
 	if got := texts(c.Suggestions); !slices.Equal(got, want) {
 		t.Errorf("suggestions = %q, want %q", got, want)
 	}
@@ -417,8 +417,9 @@ func TestComposeScreensOutput(t *testing.T) {
 	if screen.Names(r) || strings.Contains(sanitize.Skeleton(r), "mr229lctvfloor") {
 		t.Errorf("reason %q names the rule", r)
 	}
-	// The template's sentence is dropped; the opener and closer stay.
-	if want := "Thank you for considering Northwind. We would be glad to look at a revised brief."; r != want {
+	// The template's sentence is dropped and the slug's canned line takes
+	// its place, so the reason still says why; the opener and closer stay.
+	if want := "Thank you for considering Northwind. The requested budget is below the minimum for this inventory. We would be glad to look at a revised brief."; r != want {
 		t.Errorf("reason = %q, want %q", r, want)
 	}
 
@@ -466,28 +467,41 @@ func TestComposeNoGrounds(t *testing.T) {
 
 func TestChangeText(t *testing.T) {
 	r := adcp.DateRange{Start: adcp.MustDate("2027-01-03"), End: adcp.MustDate("2027-01-10")}
+	facts := Facts{
+		Currency: "USD", Minimum: 25000, AlternativeChannels: []string{"streaming_audio"}, OpenFlight: &r,
+		Flight: adcp.DateRange{Start: adcp.MustDate("2026-12-01"), End: adcp.MustDate("2026-12-08")}, EarliestStart: adcp.MustDate("2027-01-03"), LeadDays: 35,
+		ServedCountries: []string{"GB"}, OfferedFormatKinds: []string{"video_vast"},
+	}
 	for _, test := range []struct {
-		edit  Edit
+		kind  SuggestionKind
 		level Level
 		want  string
 	}{
-		{Edit{Kind: RaiseBudget, Budget: 25000, Currency: "USD"}, Exact, "A budget of at least 25,000 USD would fit this brief."},
-		{Edit{Kind: RaiseBudget, Budget: 25000, Currency: "USD"}, Range, "A budget of 25,000 USD or more would fit this brief."},
-		{Edit{Kind: RaiseBudget, Budget: 25000, Currency: "USD"}, Category, "A larger budget would fit this brief."},
-		{Edit{Kind: SwitchChannel, Channel: "streaming_audio"}, Category, "Streaming audio inventory would fit this brief."},
-		{Edit{Kind: SwitchChannel, Channel: "new_thing"}, Category, "New thing inventory would fit this brief."},
-		{Edit{Kind: MoveFlight, Flight: r}, Exact, "A flight from 2027-01-03 to 2027-01-10 would fit this brief."},
-		{Edit{Kind: MoveFlight, Flight: r}, Range, "A flight of the same length starting in early January 2027 would fit this brief."},
-		{Edit{Kind: MoveFlight, Flight: r}, Category, "Different flight dates would fit this brief."},
-		{Edit{Kind: LaterStart, Flight: r}, Exact, "A start on or after 2027-01-03 would fit this brief."},
-		{Edit{Kind: TargetMarket, Country: "GB"}, Category, "Targeting the United Kingdom would fit this brief."},
-		{Edit{Kind: TargetMarket, Country: "ZZ"}, Category, "Targeting ZZ would fit this brief."},
-		{Edit{Kind: ChangeFormat, FormatKind: "video_vast"}, Category, "VAST video creative would fit this brief."},
+		{RaiseBudget, Exact, "A budget of at least 25,000 USD would fit this brief."},
+		{RaiseBudget, Range, "A budget of 25,000 USD or more would fit this brief."},
+		{RaiseBudget, Category, "A larger budget would fit this brief."},
+		{SwitchChannel, Category, "Streaming audio inventory would fit this brief."},
+		{MoveFlight, Exact, "A flight from 2027-01-03 to 2027-01-10 would fit this brief."},
+		{MoveFlight, Range, "A flight of the same length starting in early January 2027 would fit this brief."},
+		{MoveFlight, Category, "Different flight dates would fit this brief."},
+		{LaterStart, Exact, "A start on or after 2027-01-03 would fit this brief."},
+		{LaterStart, Range, "A start in early January 2027 would fit this brief."},
+		{LaterStart, Category, "A later start date would fit this brief."},
+		{TargetMarket, Category, "Targeting the United Kingdom would fit this brief."},
+		{ChangeFormat, Category, "VAST video creative would fit this brief."},
 	} {
-		c := Change{Edits: []Edit{test.edit}, level: test.level}
-		if got := c.Text(); got != test.want {
-			t.Errorf("Change{%s at %s}.Text() = %q, want %q", test.edit.Kind, test.level, got, test.want)
+		cs := candidates(Grounds{Level: test.level, Allowed: []SuggestionKind{test.kind}, Facts: facts}, Voice{})
+		if len(cs) == 0 {
+			t.Fatalf("no %s candidate at %s", test.kind, test.level)
 		}
+		if got := cs[0].Text(); got != test.want {
+			t.Errorf("candidate %s at %s: Text() = %q, want %q", test.kind, test.level, got, test.want)
+		}
+	}
+	// A change built by hand has no disclosure: it names no figure.
+	hand := Change{Edits: []Edit{{Kind: RaiseBudget, Budget: 25000, Currency: "USD"}, {Kind: TargetMarket, Country: "ZZ"}}}
+	if got, want := hand.Text(), "A larger budget and targeting ZZ would fit this brief."; got != want {
+		t.Errorf("hand-built change Text() = %q, want %q", got, want)
 	}
 }
 
@@ -532,22 +546,27 @@ func TestCandidatesPerKind(t *testing.T) {
 		{TargetMarket, []Edit{{Kind: TargetMarket, Country: "US"}, {Kind: TargetMarket, Country: "CA"}}},
 		{ChangeFormat, []Edit{{Kind: ChangeFormat, FormatKind: "image"}, {Kind: ChangeFormat, FormatKind: "video_vast"}}},
 	} {
-		got := candidates(Grounds{Slug: CommerciallyDeclined, Level: Exact, Allowed: []SuggestionKind{test.kind}, Facts: facts})
+		got := candidates(Grounds{Slug: CommerciallyDeclined, Level: Exact, Allowed: []SuggestionKind{test.kind}, Facts: facts}, Voice{})
 		var edits []Edit
 		for _, c := range got {
 			if len(c.Edits) != 1 {
 				t.Fatalf("%s candidate has %d edits", test.kind, len(c.Edits))
 			}
-			edits = append(edits, c.Edits[0])
+			e := c.Edits[0]
+			if e.clause == "" {
+				t.Errorf("%s candidate has no words", test.kind)
+			}
+			e.clause = ""
+			edits = append(edits, e)
 		}
 		if !slices.Equal(edits, test.want) {
 			t.Errorf("candidates(%s) = %+v, want %+v", test.kind, edits, test.want)
 		}
 	}
-	if got := candidates(Grounds{Level: Exact, Facts: facts}); len(got) != 0 {
+	if got := candidates(Grounds{Level: Exact, Facts: facts}, Voice{}); len(got) != 0 {
 		t.Errorf("candidates with nothing allowed = %+v, want none", got)
 	}
-	if got := candidates(Grounds{Level: Exact, Allowed: SuggestionKinds}); len(got) != 0 {
+	if got := candidates(Grounds{Level: Exact, Allowed: SuggestionKinds}, Voice{}); len(got) != 0 {
 		t.Errorf("candidates with no facts = %+v, want none", got)
 	}
 }

@@ -56,6 +56,8 @@ type Edit struct {
 	Flight     adcp.DateRange // move_flight, later_start
 	Country    string         // target_market
 	FormatKind string         // change_format
+	// clause is the edit in words, written from its rule's disclosure.
+	clause string
 }
 
 // Change is a suggestion as structure: the edits that, applied together to

@@ -2,86 +2,194 @@ package decline
 
 import "fmt"
 
-// reveal is the one place that decides what each disclosure level shows.
-// It returns the placeholder values for g at g.Level: a name is absent when
-// the level does not reveal it. Everything the composer writes about a
-// decline's figures comes from here.
-func reveal(g Grounds, v Voice) map[string]string {
-	f := g.Facts
-	shown := map[string]string{}
-	if g.Level < Category {
-		return shown
-	}
-	if v.SellerName != "" {
-		shown["seller"] = v.SellerName
-	}
-	if len(f.AlternativeChannels) > 0 {
-		shown["channels"] = mapList(f.AlternativeChannels, ChannelLabel, 4)
-	}
-	if len(f.ServedCountries) > 0 {
-		shown["markets"] = mapList(f.ServedCountries, countryLabel, 6)
-	}
-	if len(f.OfferedFormatKinds) > 0 {
-		shown["formats"] = mapList(f.OfferedFormatKinds, FormatLabel, 6)
-	}
-	switch g.Level {
-	case Range:
-		if f.Minimum > 0 {
-			shown["minimum"] = money(coarse(f.Minimum), f.Currency)
-		}
-		if !f.EarliestStart.IsZero() {
-			shown["earliest_start"] = monthPart(f.EarliestStart)
-			shown["lead_time"] = leadBucket(f.LeadDays)
-		}
-		if f.OpenFlight != nil {
-			shown["open_flight"] = "starting in " + monthPart(f.OpenFlight.Start)
-		}
-	case Exact:
-		if f.Minimum > 0 {
-			shown["minimum"] = money(exactUp(f.Minimum), f.Currency)
-		}
-		if !f.EarliestStart.IsZero() {
-			shown["earliest_start"] = f.EarliestStart.String()
-			shown["lead_time"] = fmt.Sprintf("%d days", f.LeadDays)
-		}
-		if f.OpenFlight != nil {
-			shown["open_flight"] = fmt.Sprintf("from %s to %s", f.OpenFlight.Start, f.OpenFlight.End)
-		}
-	}
-	return shown
+// A disclosure is what one disclosure level lets a decline say about its
+// figures. Each level has its own type, built from the facts by its own
+// constructor, and a coarser type has no field that could hold a finer
+// value: the composer renders from a disclosure only, never from Facts, so
+// no code path can write more than the rule's level allows.
+type disclosure interface {
+	level() Level
+	// values are the template placeholder values the level reveals.
+	values() map[string]string
+	// sentence is what the canned line gains at this level, if anything.
+	sentence(s Slug) string
 }
 
-// detail is the sentence the canned line gains at range and exact level.
-func detail(g Grounds, shown map[string]string) string {
-	switch g.Slug {
-	case BudgetBelowMinimum:
-		if m := shown["minimum"]; m != "" {
-			if g.Level == Exact {
-				return "The minimum for this inventory is " + m + "."
-			}
-			return "Budgets of " + m + " or more fit this inventory."
+// noneDisclosure reveals nothing.
+type noneDisclosure struct{}
+
+// categoryDisclosure reveals the category and public facts of the offer:
+// the seller's name and what it carries. No thresholds.
+type categoryDisclosure struct {
+	seller, channels, markets, formats string
+}
+
+// rangeDisclosure adds thresholds rounded into coarse public buckets.
+type rangeDisclosure struct {
+	categoryDisclosure
+	bucketMinimum, startMonth, leadBucket, openMonth string
+}
+
+// exactDisclosure adds thresholds as they are.
+type exactDisclosure struct {
+	categoryDisclosure
+	minimum, earliestStart, leadDays, openFlight string
+}
+
+// disclose builds the disclosure for g at g.Level. It is the one function
+// that reads Facts for the reason's text.
+func disclose(g Grounds, v Voice) disclosure {
+	if g.Level <= None {
+		return noneDisclosure{}
+	}
+	f := g.Facts
+	c := categoryDisclosure{seller: v.SellerName}
+	if len(f.AlternativeChannels) > 0 {
+		c.channels = mapList(f.AlternativeChannels, ChannelLabel, 4)
+	}
+	if len(f.ServedCountries) > 0 {
+		c.markets = mapList(f.ServedCountries, countryLabel, 6)
+	}
+	if len(f.OfferedFormatKinds) > 0 {
+		c.formats = mapList(f.OfferedFormatKinds, FormatLabel, 6)
+	}
+	switch g.Level {
+	case Category:
+		return c
+	case Range:
+		r := rangeDisclosure{categoryDisclosure: c}
+		if f.Minimum > 0 {
+			r.bucketMinimum = money(coarse(f.Minimum), f.Currency)
 		}
+		if !f.EarliestStart.IsZero() {
+			r.startMonth = monthPart(f.EarliestStart)
+			r.leadBucket = leadBucket(f.LeadDays)
+		}
+		if f.OpenFlight != nil {
+			r.openMonth = monthPart(f.OpenFlight.Start)
+		}
+		return r
+	}
+	e := exactDisclosure{categoryDisclosure: c}
+	if f.Minimum > 0 {
+		e.minimum = money(exactUp(f.Minimum), f.Currency)
+	}
+	if !f.EarliestStart.IsZero() {
+		e.earliestStart = f.EarliestStart.String()
+		e.leadDays = fmt.Sprintf("%d days", f.LeadDays)
+	}
+	if f.OpenFlight != nil {
+		e.openFlight = fmt.Sprintf("from %s to %s", f.OpenFlight.Start, f.OpenFlight.End)
+	}
+	return e
+}
+
+func (noneDisclosure) level() Level              { return None }
+func (noneDisclosure) values() map[string]string { return map[string]string{} }
+func (noneDisclosure) sentence(Slug) string      { return "" }
+
+func (categoryDisclosure) level() Level { return Category }
+
+func (c categoryDisclosure) values() map[string]string {
+	out := map[string]string{}
+	put := func(k, v string) {
+		if v != "" {
+			out[k] = v
+		}
+	}
+	put("seller", c.seller)
+	put("channels", c.channels)
+	put("markets", c.markets)
+	put("formats", c.formats)
+	return out
+}
+
+func (c categoryDisclosure) sentence(s Slug) string {
+	switch s {
 	case ChannelNotOffered:
-		if c := shown["channels"]; c != "" {
-			return "Channels offered: " + c + "."
-		}
-	case LeadTimeTooShort:
-		if g.Level == Exact && shown["earliest_start"] != "" {
-			return "Flights must start on or after " + shown["earliest_start"] + "."
-		}
-		if l := shown["lead_time"]; l != "" {
-			return "Flights need " + l + " of lead time."
+		if c.channels != "" {
+			return "Channels offered: " + c.channels + "."
 		}
 	case GeoNotServed:
-		if m := shown["markets"]; m != "" {
-			return "Markets served: " + m + "."
+		if c.markets != "" {
+			return "Markets served: " + c.markets + "."
 		}
 	case FormatNotOffered:
-		if f := shown["formats"]; f != "" {
-			return "Format kinds offered: " + f + "."
+		if c.formats != "" {
+			return "Format kinds offered: " + c.formats + "."
 		}
 	}
 	return ""
+}
+
+func (rangeDisclosure) level() Level { return Range }
+
+func (r rangeDisclosure) values() map[string]string {
+	out := r.categoryDisclosure.values()
+	put := func(k, v string) {
+		if v != "" {
+			out[k] = v
+		}
+	}
+	put("minimum", r.bucketMinimum)
+	put("earliest_start", r.startMonth)
+	put("lead_time", r.leadBucket)
+	if r.openMonth != "" {
+		out["open_flight"] = "starting in " + r.openMonth
+	}
+	return out
+}
+
+func (r rangeDisclosure) sentence(s Slug) string {
+	switch s {
+	case BudgetBelowMinimum:
+		if r.bucketMinimum != "" {
+			return "Budgets of " + r.bucketMinimum + " or more fit this inventory."
+		}
+	case LeadTimeTooShort:
+		if r.leadBucket != "" {
+			return "Flights need " + r.leadBucket + " of lead time."
+		}
+	case FlightUnavailable:
+		if r.openMonth != "" {
+			return "Flights of the same length starting in " + r.openMonth + " are open."
+		}
+	}
+	return r.categoryDisclosure.sentence(s)
+}
+
+func (exactDisclosure) level() Level { return Exact }
+
+func (e exactDisclosure) values() map[string]string {
+	out := e.categoryDisclosure.values()
+	put := func(k, v string) {
+		if v != "" {
+			out[k] = v
+		}
+	}
+	put("minimum", e.minimum)
+	put("earliest_start", e.earliestStart)
+	put("lead_time", e.leadDays)
+	put("open_flight", e.openFlight)
+	return out
+}
+
+func (e exactDisclosure) sentence(s Slug) string {
+	switch s {
+	case BudgetBelowMinimum:
+		if e.minimum != "" {
+			return "The minimum for this inventory is " + e.minimum + "."
+		}
+	case LeadTimeTooShort:
+		if e.earliestStart != "" {
+			return "Flights must start on or after " + e.earliestStart + "."
+		}
+	case FlightUnavailable:
+		if e.openFlight != "" {
+			return "The same flight length is open " + e.openFlight + "."
+		}
+	}
+	return e.categoryDisclosure.sentence(s)
 }
 
 var countryNames = map[string]string{

@@ -1,17 +1,18 @@
 package decline
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // candidates lists the changes that could clear one fired rule, best first,
 // limited to the kinds the rule allows. Values are concrete: a change is
 // what gets verified, whatever its text reveals.
-func candidates(g Grounds) []Change {
+func candidates(g Grounds, v Voice) []Change {
 	f := g.Facts
+	d := disclose(g, v)
 	var out []Change
-	add := func(e Edit) { out = append(out, Change{Edits: []Edit{e}, level: g.Level}) }
+	add := func(e Edit) {
+		e.clause = clause(e, d)
+		out = append(out, Change{Edits: []Edit{e}, level: g.Level})
+	}
 	for _, k := range g.Allowed {
 		switch k {
 		case RaiseBudget:
@@ -68,7 +69,7 @@ func candidates(g Grounds) []Change {
 // change and tried first. A rule the buyer may learn nothing about (level
 // none) contributes no candidate, so unless some other change happens to
 // clear it, nothing is offered.
-func verified(visible []Grounds, verify func(Change) bool) ([]Change, int) {
+func verified(visible []Grounds, v Voice, verify func(Change) bool) ([]Change, int) {
 	if verify == nil || len(visible) == 0 {
 		return nil, 0
 	}
@@ -77,7 +78,7 @@ func verified(visible []Grounds, verify func(Change) bool) ([]Change, int) {
 		compound := Change{level: Exact}
 		kinds := map[SuggestionKind]bool{}
 		for _, g := range visible {
-			c := candidates(g)
+			c := candidates(g, v)
 			if len(c) == 0 {
 				continue
 			}
@@ -94,13 +95,21 @@ func verified(visible []Grounds, verify func(Change) bool) ([]Change, int) {
 		}
 	}
 	for _, g := range visible {
-		tries = append(tries, candidates(g)...)
+		tries = append(tries, candidates(g, v)...)
 	}
 	var ok []Change
 	checks := 0
+	tried := map[string]bool{}
 	for _, c := range tries {
 		if checks == MaxChecks || len(ok) == maxOffered {
 			break
+		}
+		// Two rules can propose the same change; verifying it twice
+		// would spend the bound for nothing.
+		if t := c.Text(); tried[t] {
+			continue
+		} else {
+			tried[t] = true
 		}
 		checks++
 		if verify(c) {
@@ -110,12 +119,20 @@ func verified(visible []Grounds, verify func(Change) bool) ([]Change, int) {
 	return ok, checks
 }
 
-// Text renders the change as a sentence that says what it would do, at the
-// change's disclosure level.
+// Text renders the change as a sentence that says what it would do. Each
+// edit's words were written from its rule's disclosure when the change was
+// made, so a change cannot say more than that level allows.
 func (c Change) Text() string {
 	clauses := make([]string, 0, len(c.Edits))
 	for _, e := range c.Edits {
-		clauses = append(clauses, e.clause(c.level))
+		cl := e.clause
+		if cl == "" {
+			// A change not made by the composer has no disclosure to
+			// speak from: word it at category level, which names no
+			// figure.
+			cl = clause(e, categoryDisclosure{})
+		}
+		clauses = append(clauses, cl)
 	}
 	return capitalise(list(clauses)) + " would fit this brief."
 }
@@ -123,32 +140,47 @@ func (c Change) Text() string {
 // Level is the disclosure level the change is rendered at.
 func (c Change) Level() Level { return c.level }
 
-func (e Edit) clause(l Level) string {
+// clause words one edit from a disclosure. Figures come from the
+// disclosure, whose type holds only what its level reveals; the edit's own
+// values are for verification.
+func clause(e Edit, d disclosure) string {
 	switch e.Kind {
 	case RaiseBudget:
-		switch l {
-		case Exact:
-			return "a budget of at least " + money(e.Budget, e.Currency)
-		case Range:
-			return "a budget of " + money(e.Budget, e.Currency) + " or more"
+		switch d := d.(type) {
+		case exactDisclosure:
+			if d.minimum != "" {
+				return "a budget of at least " + d.minimum
+			}
+		case rangeDisclosure:
+			if d.bucketMinimum != "" {
+				return "a budget of " + d.bucketMinimum + " or more"
+			}
 		}
 		return "a larger budget"
 	case SwitchChannel:
 		return ChannelLabel(e.Channel) + " inventory"
 	case MoveFlight:
-		switch l {
-		case Exact:
-			return fmt.Sprintf("a flight from %s to %s", e.Flight.Start, e.Flight.End)
-		case Range:
-			return "a flight of the same length starting in " + monthPart(e.Flight.Start)
+		switch d := d.(type) {
+		case exactDisclosure:
+			if d.openFlight != "" {
+				return "a flight " + d.openFlight
+			}
+		case rangeDisclosure:
+			if d.openMonth != "" {
+				return "a flight of the same length starting in " + d.openMonth
+			}
 		}
 		return "different flight dates"
 	case LaterStart:
-		switch l {
-		case Exact:
-			return "a start on or after " + e.Flight.Start.String()
-		case Range:
-			return "a start in " + monthPart(e.Flight.Start)
+		switch d := d.(type) {
+		case exactDisclosure:
+			if d.earliestStart != "" {
+				return "a start on or after " + d.earliestStart
+			}
+		case rangeDisclosure:
+			if d.startMonth != "" {
+				return "a start in " + d.startMonth
+			}
 		}
 		return "a later start date"
 	case TargetMarket:

@@ -178,7 +178,7 @@ func TestCheckTemplate(t *testing.T) {
 	}
 }
 
-// TestPlaceholderLevels checks that reveal gives each placeholder a value
+// TestPlaceholderLevels checks that a disclosure gives each placeholder a value
 // exactly from its documented level on, given facts for all of them.
 func TestPlaceholderLevels(t *testing.T) {
 	open := adcp.DateRange{Start: adcp.MustDate("2027-01-03"), End: adcp.MustDate("2027-01-10")}
@@ -187,15 +187,19 @@ func TestPlaceholderLevels(t *testing.T) {
 		EarliestStart: adcp.MustDate("2026-12-02"), LeadDays: 3, ServedCountries: []string{"US"}, OfferedFormatKinds: []string{"image"},
 	}
 	for _, level := range []Level{None, Category, Range, Exact} {
-		shown := reveal(Grounds{Slug: BudgetBelowMinimum, Level: level, Facts: facts}, Voice{SellerName: "Northwind"})
+		d := disclose(Grounds{Slug: BudgetBelowMinimum, Level: level, Facts: facts}, Voice{SellerName: "Northwind"})
+		if d.level() != level {
+			t.Errorf("disclose at %s built a %s disclosure", level, d.level())
+		}
+		shown := d.values()
 		for name, from := range Placeholders {
 			if has := shown[name] != ""; has != (level >= from) {
-				t.Errorf("reveal at %s: %s shown = %v, want %v (from %s)", level, name, has, level >= from, from)
+				t.Errorf("disclosure at %s: %s shown = %v, want %v (from %s)", level, name, has, level >= from, from)
 			}
 		}
 		for name := range shown {
 			if _, ok := Placeholders[name]; !ok {
-				t.Errorf("reveal at %s gives %q, which is not a documented placeholder", level, name)
+				t.Errorf("disclosure at %s gives %q, which is not a documented placeholder", level, name)
 			}
 		}
 	}

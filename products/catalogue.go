@@ -121,7 +121,7 @@ func newCatalogue(ps []Product, screen *sanitize.Screen) *Catalogue {
 	for _, p := range ps {
 		e := &entry{p: p, kinds: p.FormatKinds()}
 		e.fields = wire(p, screen)
-		e.terms = rankingTerms(p)
+		e.terms = rankingTerms(screenedText(p, e.fields, screen))
 		c.entries = append(c.entries, e)
 		add("ch", p.Channels, &c.market.Channels)
 		add("fk", e.kinds, &c.market.FormatKinds)
@@ -234,6 +234,30 @@ var channelSynonyms = map[string][]string{
 
 // rankingTerms weighs the words that make a product relevant: its channel
 // words, name, keywords and description.
+// screenedText is p with its free text as buyers see it: the screened name
+// and description from its wire form, and only the keywords that pass the
+// screen. Ranking works from this, so brief_relevance can only ever echo
+// words that are already public, and whether it appears tells a probing
+// buyer nothing about the deny-list.
+func screenedText(p Product, fields []wireField, screen *sanitize.Screen) Product {
+	for _, f := range fields {
+		switch f.name {
+		case "name":
+			_ = json.Unmarshal(f.raw, &p.Name)
+		case "description":
+			_ = json.Unmarshal(f.raw, &p.Description)
+		}
+	}
+	var kept []string
+	for _, k := range p.Keywords {
+		if !screen.Names(k) {
+			kept = append(kept, k)
+		}
+	}
+	p.Keywords = kept
+	return p
+}
+
 func rankingTerms(p Product) map[string]int {
 	t := map[string]int{}
 	bump := func(words []string, w int) {
