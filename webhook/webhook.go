@@ -25,6 +25,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -44,8 +45,11 @@ func (p Policy) Check(rawURL string) error {
 	if err != nil || u.Host == "" {
 		return errors.New("the webhook URL is not an absolute URL")
 	}
-	host := u.Hostname()
-	loopback := host == "localhost"
+	// Host names are case-insensitive, may end in the root's dot, and
+	// every name under localhost is loopback too (RFC 6761): none of
+	// those spellings may pass as a public name.
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	loopback := host == "localhost" || strings.HasSuffix(host, ".localhost")
 	if ip := net.ParseIP(host); ip != nil {
 		loopback = ip.IsLoopback()
 		if !loopback && (ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified() || ip.IsMulticast()) {
@@ -136,7 +140,7 @@ func (s *Sender) deliver(ctx context.Context, publisher string, t store.Task) er
 		d.IdempotencyKey = newKey()
 		d.Timestamp = s.Now().UTC().Truncate(time.Second)
 	}
-	body, err := json.Marshal(Payload{
+	body, err := encode(Payload{
 		IdempotencyKey: d.IdempotencyKey, OperationID: t.Webhook.OperationID,
 		NotificationID: t.ID + ".terminal", TaskID: t.ID, TaskType: t.Type, Protocol: "media-buy",
 		Status: t.Status, Timestamp: d.Timestamp.Format(time.RFC3339), Token: t.Webhook.Token, Result: t.Result,
@@ -169,6 +173,30 @@ func (s *Sender) deliver(ctx context.Context, publisher string, t store.Task) er
 		wait *= 2
 	}
 	return fmt.Errorf("gave up after %d attempts: %w", d.Attempts, err)
+}
+
+// encode writes the payload with its result appended verbatim: json.Marshal
+// would re-encode the result (escaping &, < and > among others), and the
+// buyer must receive it exactly as the task finished with it.
+func encode(p Payload) ([]byte, error) {
+	result := p.Result
+	p.Result = nil
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(p); err != nil {
+		return nil, err
+	}
+	out := bytes.TrimRight(b.Bytes(), "\n")
+	if len(result) == 0 {
+		return out, nil
+	}
+	if !json.Valid(result) {
+		return nil, errors.New("the task result is not JSON")
+	}
+	out = append(out[:len(out)-1], `,"result":`...)
+	out = append(out, result...)
+	return append(out, '}'), nil
 }
 
 type permanent struct{ error }
