@@ -1,0 +1,351 @@
+package compliance_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/storefront/storefront/internal/testenv"
+)
+
+// TestListScenarios: the controller names its canonical scenarios, never
+// the alias it also accepts.
+func TestListScenarios(t *testing.T) {
+	env := testenv.Start(t, "--sandbox")
+	cs := connect(t, env.BaseURL, kit)
+	m := control(t, cs, "list_scenarios", "")
+	mustSucceed(t, m)
+	want := []any{"force_get_products_arm", "force_task_completion", "force_upstream_unavailable", "seed_product", "seed_pricing_option"}
+	if diff := cmp.Diff(want, m["scenarios"]); diff != "" {
+		t.Errorf("scenarios (-want +got):\n%s", diff)
+	}
+	if contains(m["scenarios"].([]any), "force_get_products_rejected") {
+		t.Error("list_scenarios names the alias force_get_products_rejected")
+	}
+	if diff := cmp.Diff(map[string]any{"correlation_id": "ctl-list_scenarios"}, m["context"]); diff != "" {
+		t.Errorf("context not echoed (-want +got):\n%s", diff)
+	}
+}
+
+// TestForceRejected: a forced rejection is answered by the next brief
+// with exactly the text the controller echoed (the text after the
+// screen), as a successful exchange, once.
+func TestForceRejected(t *testing.T) {
+	env := testenv.Start(t, "--sandbox")
+	cs := connect(t, env.BaseURL, kit)
+
+	const reason = "Inventory for this flight is committed to another advertiser."
+	suggestions := []any{"Move the flight to February.", "Consider display instead of video."}
+	m := control(t, cs, "force_get_products_arm", `{"arm":"rejected","reason":`+jsonString(reason)+`,"suggestions":`+jsonOf(t, suggestions)+`}`)
+	mustSucceed(t, m)
+	forced := m["forced"].(map[string]any)
+	if forced["arm"] != "rejected" || forced["reason"] != reason {
+		t.Errorf("forced = %v, want arm rejected with the registered reason", forced)
+	}
+	if diff := cmp.Diff(suggestions, forced["suggestions"]); diff != "" {
+		t.Errorf("forced.suggestions (-want +got):\n%s", diff)
+	}
+
+	before := len(decisions(t, env))
+	res, payload := call(t, cs, "get_products", brief)
+	if res.IsError {
+		t.Errorf("a forced rejection set isError: %s", payload)
+	}
+	got := getProducts(t, cs, `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"check"}`)
+	// The first call consumed the directive; the second is answered
+	// normally.
+	wantStatus(t, got, "completed")
+
+	rejected := decode(t, payload)
+	wantStatus(t, rejected, "rejected")
+	if rejected["reason"] != forced["reason"] {
+		t.Errorf("reason = %q, want the forced %q", rejected["reason"], forced["reason"])
+	}
+	if diff := cmp.Diff(forced["suggestions"], rejected["suggestions"]); diff != "" {
+		t.Errorf("suggestions differ from the forced echo (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]any{"correlation_id": "next-brief"}, rejected["context"]); diff != "" {
+		t.Errorf("context not echoed (-want +got):\n%s", diff)
+	}
+
+	// The ledger recorded the forced rejection, for this principal, before
+	// the reply (newest first).
+	ds := decisions(t, env)
+	if len(ds) != before+2 {
+		t.Fatalf("ledger grew by %d entries for two calls, want 2", len(ds)-before)
+	}
+	d := ds[1]
+	if d["arm"] != "rejected" || d["forced"] != true || d["principal"] != kit {
+		t.Errorf("ledger entry of the forced rejection = %v, want arm rejected, forced, principal %s", d, kit)
+	}
+	if ds[0]["arm"] != "completed" || ds[0]["forced"] == true {
+		t.Errorf("ledger entry of the call after = %v, want completed and not forced", ds[0])
+	}
+}
+
+// TestForceRejectedIsScreened: the forced reason reaches the buyer only
+// through the screen, and the controller echoes the screened text.
+func TestForceRejectedIsScreened(t *testing.T) {
+	env := testenv.Start(t, "--sandbox")
+	cs := connect(t, env.BaseURL, kit)
+	reason := "Rule MR-2291-CTV-FLOOR fired for this brief. The budget is below what this inventory sells for."
+	m := control(t, cs, "force_get_products_rejected", `{"reason":`+jsonString(reason)+`,"suggestions":["Raise the budget.","Ask Acme Retail Group for their slot."]}`)
+	mustSucceed(t, m)
+	forced := m["forced"].(map[string]any)
+	if forced["arm"] != "rejected" {
+		t.Errorf("the alias registered arm %v, want rejected", forced["arm"])
+	}
+	echo, _ := forced["reason"].(string)
+	if strings.Contains(echo, "MR-2291") || !strings.Contains(echo, "The budget is below what this inventory sells for.") {
+		t.Errorf("forced.reason = %q, want the clean sentence without the rule id", echo)
+	}
+	if diff := cmp.Diff([]any{"Raise the budget."}, forced["suggestions"]); diff != "" {
+		t.Errorf("forced.suggestions: want the confidential one dropped (-want +got):\n%s", diff)
+	}
+	got := getProducts(t, cs, brief)
+	wantStatus(t, got, "rejected")
+	if got["reason"] != echo {
+		t.Errorf("reason = %q, want the echoed %q", got["reason"], echo)
+	}
+	if diff := cmp.Diff(forced["suggestions"], got["suggestions"]); diff != "" {
+		t.Errorf("suggestions differ from the echo (-want +got):\n%s", diff)
+	}
+}
+
+// TestDirectiveConsumption: which calls consume a directive, and which
+// leave it for the next brief.
+func TestDirectiveConsumption(t *testing.T) {
+	env := testenv.Start(t, "--sandbox")
+	cs := connect(t, env.BaseURL, kit)
+	other := connect(t, env.BaseURL, otherKit)
+	buyer := connect(t, env.BaseURL, env.BuyerToken)
+	force := func(t *testing.T, reason string) {
+		t.Helper()
+		mustSucceed(t, control(t, cs, "force_get_products_arm", `{"arm":"rejected","reason":`+jsonString(reason)+`}`))
+	}
+	const wholesale = `{"adcp_version":"3.2-beta.5","buying_mode":"wholesale","filters":{"channels":["olv"]}}`
+	const refine = `{"adcp_version":"3.2-beta.5","buying_mode":"refine","refine":[{"scope":"request","ask":"more video"}]}`
+
+	t.Run("a wholesale call does not consume it", func(t *testing.T) {
+		force(t, "Declined for the wholesale test.")
+		wantStatus(t, getProducts(t, cs, wholesale), "completed")
+		got := getProducts(t, cs, brief)
+		wantStatus(t, got, "rejected")
+		if got["reason"] != "Declined for the wholesale test." {
+			t.Errorf("reason = %v", got["reason"])
+		}
+	})
+	t.Run("a refine call consumes it", func(t *testing.T) {
+		force(t, "Declined for the refine test.")
+		wantStatus(t, getProducts(t, cs, refine), "rejected")
+		wantStatus(t, getProducts(t, cs, brief), "completed")
+	})
+	t.Run("other principals do not consume it", func(t *testing.T) {
+		force(t, "Declined for the principal test.")
+		wantStatus(t, getProducts(t, other, brief), "completed")
+		wantStatus(t, getProducts(t, buyer, brief), "completed")
+		wantStatus(t, getProducts(t, connect(t, env.BaseURL, ""), brief), "completed")
+		got := getProducts(t, cs, brief)
+		wantStatus(t, got, "rejected")
+		if got["reason"] != "Declined for the principal test." {
+			t.Errorf("reason = %v", got["reason"])
+		}
+	})
+	t.Run("a test-kit key has one sandbox whatever account it names", func(t *testing.T) {
+		force(t, "Declined for the account test.")
+		got := getProducts(t, cs, `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"coffee","account":{"brand":{"domain":"acme-outdoor.example"},"operator":"acme-outdoor.example","sandbox":true}}`)
+		wantStatus(t, got, "rejected")
+		wantStatus(t, getProducts(t, cs, brief), "completed")
+	})
+	t.Run("it is consumed once", func(t *testing.T) {
+		force(t, "Declined once.")
+		wantStatus(t, getProducts(t, cs, brief), "rejected")
+		wantStatus(t, getProducts(t, cs, brief), "completed")
+		wantStatus(t, getProducts(t, cs, brief), "completed")
+	})
+	t.Run("a second directive overwrites the first", func(t *testing.T) {
+		force(t, "The first reason.")
+		force(t, "The second reason.")
+		got := getProducts(t, cs, brief)
+		wantStatus(t, got, "rejected")
+		if got["reason"] != "The second reason." {
+			t.Errorf("reason = %q, want the second directive's", got["reason"])
+		}
+		wantStatus(t, getProducts(t, cs, brief), "completed")
+	})
+	t.Run("a submitted directive overwrites a rejected one", func(t *testing.T) {
+		force(t, "Overwritten.")
+		mustSucceed(t, control(t, cs, "force_get_products_arm", `{"arm":"submitted","task_id":"task-overwrite"}`))
+		got := getProducts(t, cs, brief)
+		wantStatus(t, got, "submitted")
+		wantStatus(t, getProducts(t, cs, brief), "completed")
+	})
+}
+
+// TestDirectiveOnANamedAccount: a buyer with live credentials may drive
+// the controller only on a sandbox account it may use, and its directive
+// applies to that account alone.
+func TestDirectiveOnANamedAccount(t *testing.T) {
+	env := testenv.Start(t, "--sandbox")
+	buyer := connect(t, env.BaseURL, env.BuyerToken)
+	const account = `{"brand":{"domain":"acme-outdoor.example"},"operator":"pinnacle-agency.example","sandbox":true}`
+
+	m := controlRaw(t, buyer, `{"adcp_version":"3.2-beta.5","scenario":"force_get_products_arm","params":{"arm":"rejected","reason":"Declined on the sandbox account."},"account":`+account+`}`)
+	mustSucceed(t, m)
+
+	// Without the account, or on another account, the call is answered
+	// normally; on the sandbox account it is declined.
+	wantStatus(t, getProducts(t, buyer, brief), "completed")
+	wantStatus(t, getProducts(t, buyer, `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"coffee","account":{"brand":{"domain":"other.example"},"operator":"pinnacle-agency.example","sandbox":true}}`), "completed")
+	got := getProducts(t, buyer, `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"coffee","account":`+account+`}`)
+	wantStatus(t, got, "rejected")
+	if got["reason"] != "Declined on the sandbox account." {
+		t.Errorf("reason = %v", got["reason"])
+	}
+}
+
+// TestForceSubmitted: a forced submitted arm is answered with the task id
+// the controller registered, valid against the submitted schema.
+func TestForceSubmitted(t *testing.T) {
+	env := testenv.Start(t, "--sandbox")
+	cs := connect(t, env.BaseURL, kit)
+	m := control(t, cs, "force_get_products_arm", `{"arm":"submitted","task_id":"task-submitted-1","message":"Queued for manual review."}`)
+	mustSucceed(t, m)
+	if diff := cmp.Diff(map[string]any{"arm": "submitted", "task_id": "task-submitted-1"}, m["forced"]); diff != "" {
+		t.Errorf("forced (-want +got):\n%s", diff)
+	}
+	res, payload := call(t, cs, "get_products", brief)
+	if res.IsError {
+		t.Errorf("a submitted answer set isError: %s", payload)
+	}
+	got := getProducts(t, cs, `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"check"}`)
+	wantStatus(t, got, "completed")
+
+	sub := decode(t, payload)
+	wantStatus(t, sub, "submitted")
+	if sub["task_id"] != "task-submitted-1" {
+		t.Errorf("task_id = %v, want task-submitted-1", sub["task_id"])
+	}
+	for _, k := range []string{"products", "reason", "errors", "adcp_error"} {
+		if _, ok := sub[k]; ok {
+			t.Errorf("the submitted arm carries %s: %s", k, payload)
+		}
+	}
+}
+
+// TestControllerBadInput: every malformed or refused request is the
+// spec's ControllerError, echoes context, sets isError, and registers
+// nothing: the next brief is still answered normally.
+func TestControllerBadInput(t *testing.T) {
+	env := testenv.Start(t, "--sandbox")
+	cs := connect(t, env.BaseURL, kit)
+	// req writes a request pinned to 3.2 unless it pins a version itself,
+	// with a context that must come back unchanged.
+	req := func(fields string) string {
+		if !strings.Contains(fields, `"adcp_version"`) {
+			fields = `"adcp_version":"3.2-beta.5",` + fields
+		}
+		return `{` + fields + `,"context":{"correlation_id":"bad-input","nested":{"n":[1,2]}}}`
+	}
+	const (
+		sandbox = `"account":{"sandbox":true}`
+		arm     = `"scenario":"force_get_products_arm",`
+	)
+	for _, test := range []struct {
+		name, args string
+		code       string
+		// mentions is what error_detail must name, so that the refusal
+		// is for the reason the case is about.
+		mentions string
+	}{
+		{"rejected with task_id", req(arm + `"params":{"arm":"rejected","reason":"No.","task_id":"t1"},` + sandbox), "INVALID_PARAMS", "task_id"},
+		{"submitted with reason", req(arm + `"params":{"arm":"submitted","task_id":"t1","reason":"No."},` + sandbox), "INVALID_PARAMS", "reason"},
+		{"submitted with suggestions", req(arm + `"params":{"arm":"submitted","task_id":"t1","suggestions":["x"]},` + sandbox), "INVALID_PARAMS", "suggestions"},
+		{"submitted without task_id", req(arm + `"params":{"arm":"submitted"},` + sandbox), "INVALID_PARAMS", "task_id"},
+		{"submitted with a 129-character task_id", req(arm + `"params":{"arm":"submitted","task_id":"` + strings.Repeat("t", 129) + `"},` + sandbox), "INVALID_PARAMS", "task_id"},
+		{"empty suggestions", req(arm + `"params":{"arm":"rejected","reason":"No.","suggestions":[]},` + sandbox), "INVALID_PARAMS", "suggestions"},
+		{"21 suggestions", req(arm + `"params":{"arm":"rejected","reason":"No.","suggestions":[` + strings.TrimSuffix(strings.Repeat(`"Try again.",`, 21), ",") + `]},` + sandbox), "INVALID_PARAMS", "suggestions"},
+		{"an empty suggestion", req(arm + `"params":{"arm":"rejected","reason":"No.","suggestions":[""]},` + sandbox), "INVALID_PARAMS", "suggestions[0]"},
+		{"reason of 2001 characters", req(arm + `"params":{"arm":"rejected","reason":"` + strings.Repeat("a", 2001) + `"},` + sandbox), "INVALID_PARAMS", "2001"},
+		{"rejected without reason", req(arm + `"params":{"arm":"rejected"},` + sandbox), "INVALID_PARAMS", "reason"},
+		{"reason not a string", req(arm + `"params":{"arm":"rejected","reason":42},` + sandbox), "INVALID_PARAMS", "reason"},
+		{"no arm", req(arm + `"params":{"reason":"No."},` + sandbox), "INVALID_PARAMS", "arm"},
+		{"arm input-required", req(arm + `"params":{"arm":"input-required"},` + sandbox), "INVALID_PARAMS", "input-required"},
+		{"unknown arm", req(arm + `"params":{"arm":"completed"},` + sandbox), "INVALID_PARAMS", "arm"},
+		{"rejected pinned below 3.2", req(`"adcp_version":"3.1",` + arm + `"params":{"arm":"rejected","reason":"No."},` + sandbox), "INVALID_PARAMS", "3.2"},
+		{"rejected unpinned (served 3.1)", `{` + arm + `"params":{"arm":"rejected","reason":"No."},` + sandbox + `,"context":{"correlation_id":"bad-input","nested":{"n":[1,2]}}}`, "INVALID_PARAMS", "3.2"},
+		{"alias pinned below 3.2", req(`"adcp_version":"3.0","scenario":"force_get_products_rejected","params":{"reason":"No."},` + sandbox), "INVALID_PARAMS", "3.2"},
+		{"no account", req(arm + `"params":{"arm":"rejected","reason":"No."}`), "INVALID_PARAMS", "account"},
+		{"account without sandbox", req(arm + `"params":{"arm":"rejected","reason":"No."},"account":{}`), "INVALID_PARAMS", "sandbox"},
+		{"account.sandbox false", req(arm + `"params":{"arm":"rejected","reason":"No."},"account":{"sandbox":false}`), "FORBIDDEN", "sandbox"},
+		{"account.sandbox not a boolean", req(arm + `"params":{"arm":"rejected","reason":"No."},"account":{"sandbox":"yes"}`), "INVALID_PARAMS", "account"},
+		{"unknown scenario", req(`"scenario":"force_media_buy_status","params":{"status":"paused"},` + sandbox), "UNKNOWN_SCENARIO", "force_media_buy_status"},
+		{"no scenario", req(`"params":{"arm":"rejected","reason":"No."},` + sandbox), "INVALID_PARAMS", "scenario"},
+		{"params not an object", req(arm + `"params":["rejected"],` + sandbox), "INVALID_PARAMS", "params"},
+		{"unsupported version pin", req(`"adcp_version":"9.0",` + arm + `"params":{"arm":"rejected","reason":"No."},` + sandbox), "INVALID_PARAMS", "9.0"},
+		{"stale for another tool", req(`"scenario":"force_upstream_unavailable","params":{"tool":"create_media_buy"},` + sandbox), "INVALID_PARAMS", "tool"},
+		{"completion of an unknown task", req(`"scenario":"force_task_completion","params":{"task_id":"no-such-task","result":{"status":"completed","products":[],"cache_scope":"public"}},` + sandbox), "NOT_FOUND", "no-such-task"},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			m := controlRaw(t, cs, test.args)
+			if m["success"] != false || m["error"] != test.code {
+				t.Fatalf("answer = %v, want success false with error %s", m, test.code)
+			}
+			if m["status"] != "failed" {
+				t.Errorf("status = %v, want failed", m["status"])
+			}
+			if d, _ := m["error_detail"].(string); !strings.Contains(d, test.mentions) {
+				t.Errorf("error_detail = %q, want it to name %q", d, test.mentions)
+			}
+			want := map[string]any{"correlation_id": "bad-input", "nested": map[string]any{"n": []any{1.0, 2.0}}}
+			if diff := cmp.Diff(want, m["context"]); diff != "" {
+				t.Errorf("context not echoed (-want +got):\n%s", diff)
+			}
+			wantStatus(t, getProducts(t, cs, brief), "completed")
+		})
+	}
+}
+
+// TestControllerGate: only sandbox principals on sandbox accounts get
+// past the gate, and the gate comes before the scenario is looked up.
+func TestControllerGate(t *testing.T) {
+	env := testenv.Start(t, "--sandbox")
+	live := connect(t, env.BaseURL, liveKit)
+	anon := connect(t, env.BaseURL, "")
+	buyer := connect(t, env.BaseURL, env.BuyerToken)
+	bad := connect(t, env.BaseURL, "not-a-token")
+	const force = `"scenario":"force_get_products_arm","params":{"arm":"rejected","reason":"No."}`
+	for _, test := range []struct {
+		name   string
+		caller *mcp.ClientSession
+		args   string
+	}{
+		{"live key, bare sandbox account", live, `{` + force + `,"account":{"sandbox":true},"context":{"k":1}}`},
+		{"live key, unknown scenario", live, `{"scenario":"no_such_scenario","account":{"sandbox":true},"context":{"k":1}}`},
+		{"live key, list_scenarios", live, `{"scenario":"list_scenarios","account":{"sandbox":true},"context":{"k":1}}`},
+		{"live key, named account", live, `{` + force + `,"account":{"brand":{"domain":"acme-outdoor.example"},"operator":"acme-outdoor.example","sandbox":true},"context":{"k":1}}`},
+		{"anonymous", anon, `{"scenario":"list_scenarios","account":{"sandbox":true},"context":{"k":1}}`},
+		{"anonymous, unknown scenario", anon, `{"scenario":"no_such_scenario","account":{"sandbox":true},"context":{"k":1}}`},
+		{"rejected credentials", bad, `{"scenario":"list_scenarios","account":{"sandbox":true},"context":{"k":1}}`},
+		{"live buyer, bare sandbox account", buyer, `{` + force + `,"account":{"sandbox":true},"context":{"k":1}}`},
+		{"live buyer, another operator's account", buyer, `{` + force + `,"account":{"brand":{"domain":"acme-outdoor.example"},"operator":"someone-else.example","sandbox":true},"context":{"k":1}}`},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			m := controlRaw(t, test.caller, test.args)
+			if m["success"] != false || m["error"] != "FORBIDDEN" {
+				t.Fatalf("answer = %v, want FORBIDDEN", m)
+			}
+			if diff := cmp.Diff(map[string]any{"k": 1.0}, m["context"]); diff != "" {
+				t.Errorf("context not echoed (-want +got):\n%s", diff)
+			}
+			if strings.Contains(jsonOf(t, m), "no_such_scenario") {
+				t.Errorf("the refusal names the scenario: %v", m)
+			}
+		})
+	}
+	// Nothing was registered for any of them.
+	wantStatus(t, getProducts(t, live, brief), "completed")
+	wantStatus(t, getProducts(t, buyer, brief), "completed")
+}

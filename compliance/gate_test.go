@@ -1,0 +1,204 @@
+package compliance_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/storefront/storefront/a2aserver"
+	"github.com/storefront/storefront/internal/spectest"
+	"github.com/storefront/storefront/internal/testenv"
+)
+
+// TestProductionGate: without --sandbox the controller does not exist on
+// any surface, and test-kit keys are not credentials. Each check is also
+// made against a sandbox storefront, where it must come out the other
+// way, so that a check that cannot fail does not pass for nothing.
+func TestProductionGate(t *testing.T) {
+	prod := testenv.Start(t)
+	sandbox := testenv.Start(t, "--sandbox")
+	for _, test := range []struct {
+		name    string
+		env     *testenv.Env
+		sandbox bool
+	}{
+		{"production", prod, false},
+		{"sandbox", sandbox, true},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			t.Run("MCP tools/list", func(t *testing.T) {
+				cs := connect(t, test.env.BaseURL, kit)
+				res, err := cs.ListTools(context.Background(), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				listed := false
+				for _, tool := range res.Tools {
+					listed = listed || tool.Name == "comply_test_controller"
+				}
+				if listed != test.sandbox {
+					t.Errorf("tools/list offers comply_test_controller: %v, want %v", listed, test.sandbox)
+				}
+			})
+
+			t.Run("MCP call", func(t *testing.T) {
+				cs := connect(t, test.env.BaseURL, kit)
+				_, payload, err := tryCall(cs, "comply_test_controller", `{"adcp_version":"3.2-beta.5","scenario":"list_scenarios","account":{"sandbox":true}}`)
+				if test.sandbox {
+					if err != nil {
+						t.Fatalf("sandbox call failed: %v", err)
+					}
+					if m := decode(t, payload); m["success"] != true {
+						t.Errorf("sandbox list_scenarios = %s", payload)
+					}
+					return
+				}
+				var rpcErr *jsonrpc.Error
+				if !errors.As(err, &rpcErr) {
+					t.Fatalf("calling comply_test_controller: err = %v (payload %s), want the SDK's unknown-tool JSON-RPC error", err, payload)
+				}
+				if rpcErr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(rpcErr.Message, `unknown tool "comply_test_controller"`) {
+					t.Errorf("JSON-RPC error = %d %q, want %d unknown tool", rpcErr.Code, rpcErr.Message, jsonrpc.CodeInvalidParams)
+				}
+			})
+
+			t.Run("A2A card", func(t *testing.T) {
+				resp, err := http.Get(test.env.BaseURL + "/.well-known/agent-card.json")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				var card struct {
+					Skills []struct {
+						ID string `json:"id"`
+					} `json:"skills"`
+				}
+				if err := json.NewDecoder(resp.Body).Decode(&card); err != nil {
+					t.Fatal(err)
+				}
+				listed := false
+				for _, s := range card.Skills {
+					listed = listed || s.ID == "comply_test_controller"
+				}
+				if len(card.Skills) == 0 {
+					t.Fatal("the card has no skills")
+				}
+				if listed != test.sandbox {
+					t.Errorf("the card offers comply_test_controller: %v, want %v", listed, test.sandbox)
+				}
+			})
+
+			t.Run("A2A call", func(t *testing.T) {
+				m := a2aSend(t, test.env.BaseURL, kit, "comply_test_controller", `{"adcp_version":"3.2-beta.5","scenario":"list_scenarios","account":{"sandbox":true}}`)
+				if test.sandbox {
+					if m["error"] != nil || m["result"] == nil {
+						t.Errorf("sandbox A2A call = %v, want a result", m)
+					}
+					return
+				}
+				code, breach := a2aError(m)
+				if code != -32602 || breach != "unknown_skill" {
+					t.Errorf("A2A answer = %v, want -32602 with adcp_profile_error unknown_skill", m)
+				}
+				if m["result"] != nil {
+					t.Errorf("the refusal also carries a result: %v", m)
+				}
+			})
+
+			t.Run("capabilities", func(t *testing.T) {
+				cs := connect(t, test.env.BaseURL, "")
+				for _, test2 := range []struct {
+					args string
+					// want is whether compliance_testing is declared.
+					want bool
+				}{
+					{`{}`, false},
+					{`{"adcp_version":"3.1"}`, false},
+					{`{"adcp_version":"3.2-beta.4"}`, test.sandbox},
+					{`{"adcp_version":"3.2-beta.5"}`, test.sandbox},
+				} {
+					_, payload := call(t, cs, "get_adcp_capabilities", test2.args)
+					spectest.Validate(t, "protocol/get-adcp-capabilities-response.json", payload)
+					m := decode(t, payload)
+					ct, has := m["compliance_testing"].(map[string]any)
+					if has != test2.want {
+						t.Errorf("capabilities(%s) declare compliance_testing: %v, want %v", test2.args, has, test2.want)
+					}
+					if has && !contains(ct["scenarios"].([]any), "force_get_products_arm") {
+						t.Errorf("compliance_testing.scenarios = %v", ct["scenarios"])
+					}
+					if acct, _ := m["account"].(map[string]any); acct["sandbox"] != test.sandbox {
+						t.Errorf("capabilities(%s) account.sandbox = %v, want %v", test2.args, acct["sandbox"], test.sandbox)
+					}
+				}
+			})
+
+			t.Run("test-kit key", func(t *testing.T) {
+				cs := connect(t, test.env.BaseURL, kit)
+				for _, tool := range []string{"get_products", "get_task_status", "list_tasks"} {
+					args := brief
+					if tool != "get_products" {
+						args = `{"task_id":"t1"}`
+					}
+					res, payload := call(t, cs, tool, args)
+					m := decode(t, payload)
+					e, _ := m["adcp_error"].(map[string]any)
+					if test.sandbox {
+						if e["code"] == "AUTH_INVALID" {
+							t.Errorf("%s: the sandbox refused its own test-kit key: %s", tool, payload)
+						}
+						continue
+					}
+					if !res.IsError || e["code"] != "AUTH_INVALID" {
+						t.Errorf("%s with a test-kit key outside sandbox = %s, want AUTH_INVALID", tool, payload)
+					}
+				}
+			})
+		})
+	}
+}
+
+// a2aSend sends one AdCP profile invocation over A2A 1.0 JSON-RPC and
+// returns the JSON-RPC answer.
+func a2aSend(t *testing.T, base, token, skill, input string) map[string]any {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"data":{"skill":"` + skill + `","input":` + input + `}}]}}}`
+	req, err := http.NewRequest(http.MethodPost, base+"/a2a", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("A2A-Extensions", a2aserver.ProfileURI)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST /a2a: %d %s", resp.StatusCode, b)
+	}
+	return decode(t, b)
+}
+
+// a2aError reads the JSON-RPC error code and the AdCP profile breach.
+func a2aError(m map[string]any) (code float64, breach string) {
+	e, _ := m["error"].(map[string]any)
+	code, _ = e["code"].(float64)
+	data, _ := e["data"].([]any)
+	for _, d := range data {
+		d, _ := d.(map[string]any)
+		md, _ := d["metadata"].(map[string]any)
+		if b, ok := md["adcp_profile_error"].(string); ok {
+			breach = b
+		}
+	}
+	return code, breach
+}
