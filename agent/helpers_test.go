@@ -1,0 +1,194 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/storefront/storefront/internal/spectest"
+	"github.com/storefront/storefront/internal/testenv"
+)
+
+// The compliance test kit's keys: a sandbox key, another kit's sandbox
+// key, and a kit's live key, which stands for a live account.
+const (
+	kit      = "demo-acme-outdoor-v1"
+	otherKit = "demo-globex-v1"
+	liveKit  = "demo-acme-outdoor-live-v1"
+)
+
+// brief is a 3.2 brief the demo catalogue answers with products.
+const brief = `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"Coffee brand launch video","filters":{"channels":["olv"],"pricing_currencies":["USD"]},"pagination":{"max_results":2},"context":{"correlation_id":"next-brief"}}`
+
+// connect opens an MCP session to base as the holder of token ("" for
+// anonymous).
+func connect(t testing.TB, base, token string) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "compliance-test", Version: "0"}, nil)
+	tr := &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: testenv.BearerClient(token), DisableStandaloneSSE: true, MaxRetries: -1}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	if err != nil {
+		t.Fatalf("connecting the MCP client: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// call invokes tool with raw JSON arguments and returns the result and
+// the AdCP object exactly as content[0].text carries it.
+func call(t testing.TB, cs *mcp.ClientSession, tool, args string) (*mcp.CallToolResult, []byte) {
+	t.Helper()
+	res, payload, err := tryCall(cs, tool, args)
+	if err != nil {
+		t.Fatalf("CallTool(%s, %s): %v", tool, args, err)
+	}
+	return res, payload
+}
+
+// tryCall is call for goroutines: it reports instead of failing.
+func tryCall(cs *mcp.ClientSession, tool, args string) (*mcp.CallToolResult, []byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(res.Content) == 0 {
+		return res, nil, errNoContent
+	}
+	text, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		return res, nil, errNoContent
+	}
+	return res, []byte(text.Text), nil
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+const errNoContent = errString("the result has no text content")
+
+func decode(t testing.TB, b []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("not a JSON object: %v\n%s", err, b)
+	}
+	return m
+}
+
+// control calls comply_test_controller pinned to 3.2 (the rejected arm
+// exists only there) on the caller's bare sandbox account, with a context
+// to be echoed, and checks the answer is a
+// controller response whose isError matches success.
+func control(t testing.TB, cs *mcp.ClientSession, scenario, params string) map[string]any {
+	t.Helper()
+	args := `{"adcp_version":"3.2-beta.5","scenario":"` + scenario + `","account":{"sandbox":true},"context":{"correlation_id":"ctl-` + scenario + `"}`
+	if params != "" {
+		args += `,"params":` + params
+	}
+	return controlRaw(t, cs, args+`}`)
+}
+
+// controlRaw is control with the whole request given.
+func controlRaw(t testing.TB, cs *mcp.ClientSession, args string) map[string]any {
+	t.Helper()
+	res, payload := call(t, cs, "comply_test_controller", args)
+	spectest.Validate(t, "compliance/comply-test-controller-response.json", payload)
+	m := decode(t, payload)
+	if ok, _ := m["success"].(bool); res.IsError == ok {
+		t.Errorf("comply_test_controller: isError = %v with success %v: %s", res.IsError, m["success"], payload)
+	}
+	if m["status"] == nil || m["adcp_version"] == nil {
+		t.Errorf("comply_test_controller answer lacks status or adcp_version: %s", payload)
+	}
+	return m
+}
+
+// mustSucceed fails the test unless a controller answer succeeded.
+func mustSucceed(t testing.TB, m map[string]any) {
+	t.Helper()
+	if m["success"] != true {
+		t.Fatalf("controller call failed: %v", m)
+	}
+}
+
+// getProducts calls get_products, validates the answer against the
+// official schema for its arm, checks isError is set for the failed arm
+// only, and returns the object.
+func getProducts(t testing.TB, cs *mcp.ClientSession, args string) map[string]any {
+	t.Helper()
+	res, payload := call(t, cs, "get_products", args)
+	status := spectest.GetProducts(t, payload)
+	if res.IsError != (status == "failed") {
+		t.Errorf("get_products: isError = %v for status %s: %s", res.IsError, status, payload)
+	}
+	return decode(t, payload)
+}
+
+// wantStatus fails unless m has status want.
+func wantStatus(t testing.TB, m map[string]any, want string) {
+	t.Helper()
+	if m["status"] != want {
+		b, _ := json.Marshal(m)
+		t.Fatalf("status = %v, want %s: %s", m["status"], want, b)
+	}
+}
+
+// decisions reads the publisher's newest ledger entries through the admin
+// API.
+func decisions(t testing.TB, env *testenv.Env) []map[string]any {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, env.BaseURL+"/admin/v1/publishers/northwind/decisions?limit=1000", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+env.AdminToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET decisions: %d %s", resp.StatusCode, b)
+	}
+	var out struct {
+		Decisions []map[string]any `json:"decisions"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("decisions: %v\n%s", err, b)
+	}
+	return out.Decisions
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func jsonOf(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func contains(list []any, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
