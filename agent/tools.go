@@ -243,6 +243,13 @@ func writeObject(fields []kv) []byte {
 		k, _ := json.Marshal(f.k)
 		b.Write(k)
 		b.WriteByte(':')
+		if raw, ok := f.v.(json.RawMessage); ok && json.Valid(raw) {
+			// Raw members (the buyer's context, a task's result) go out as
+			// they came: json.Marshal would escape &, < and > and drop the
+			// spacing, and a result must be returned byte for byte.
+			b.Write(raw)
+			continue
+		}
 		v, err := json.Marshal(f.v)
 		if err != nil {
 			v = []byte("null")
