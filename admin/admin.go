@@ -37,7 +37,7 @@ type adminKey struct{}
 
 // Mount adds the admin API to e under /admin/v1.
 func (h *Handler) Mount(e *echo.Echo) {
-	g := e.Group("/admin/v1", h.problems, middleware.BodyLimit("2M"), h.authenticate)
+	g := e.Group("/admin/v1", h.problems, middleware.BodyLimit("2M"), sameOrigin(), h.authenticate)
 	g.GET("/whoami", h.whoami)
 	p := g.Group("/publishers/:publisher", h.scope)
 	p.GET("", h.getPublisher)
@@ -64,6 +64,9 @@ func (h *Handler) Mount(e *echo.Echo) {
 	p.GET("/decisions", h.decisions)
 	p.GET("/decisions/stats", h.stats)
 	p.GET("/ledger/verify", h.verify)
+	p.GET("/charts/declines.svg", h.chartDeclines)
+	p.GET("/charts/arms.svg", h.chartArms)
+	p.GET("/charts/returns.svg", h.chartReturns)
 
 	p.GET("/accounts", h.listAccounts)
 	p.PUT("/accounts/:id", h.putAccount)

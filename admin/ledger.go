@@ -193,20 +193,39 @@ type ReturnStats struct {
 }
 
 func (h *Handler) stats(c echo.Context) error {
+	days, err := daysParam(c)
+	if err != nil {
+		return err
+	}
+	st, err := h.statsFor(c.Request().Context(), pub(c), days)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, st)
+}
+
+// daysParam reads ?days=N (1 to 366, default 30).
+func daysParam(c echo.Context) (int, error) {
 	days := 30
 	if s := c.QueryParam("days"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 366 {
-			return newProblem(http.StatusBadRequest, "invalid", "Invalid query", "days must be between 1 and 366")
+			return 0, newProblem(http.StatusBadRequest, "invalid", "Invalid query", "days must be between 1 and 366")
 		}
 		days = n
 	}
+	return days, nil
+}
+
+// statsFor counts a publisher's decisions over the last days days,
+// today included.
+func (h *Handler) statsFor(ctx context.Context, publisher string, days int) (Stats, error) {
 	since := h.now().UTC().Truncate(24*time.Hour).AddDate(0, 0, -days+1)
 	st := Stats{Since: since, Arms: map[string]int{}, Slugs: map[string]int{}, PerDay: map[string]map[string]int{},
 		Returns: ReturnStats{BySlug: map[string]int{}}}
 	// The fixable slugs a later request from the same account answers.
 	open := map[string]string{}
-	err := h.Store.WalkLedger(c.Request().Context(), pub(c), func(e ledger.Entry) error {
+	err := h.Store.WalkLedger(ctx, publisher, func(e ledger.Entry) error {
 		if e.Time.Before(since) {
 			return nil
 		}
@@ -238,8 +257,5 @@ func (h *Handler) stats(c echo.Context) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, st)
+	return st, err
 }
