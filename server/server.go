@@ -20,6 +20,7 @@ import (
 	"github.com/storefront/storefront/a2aserver"
 	"github.com/storefront/storefront/admin"
 	"github.com/storefront/storefront/agent"
+	"github.com/storefront/storefront/console"
 	"github.com/storefront/storefront/mcpserver"
 	"github.com/storefront/storefront/store"
 )
@@ -70,6 +71,8 @@ func New(cfg Config) *Server {
 
 	if cfg.Admin != nil {
 		cfg.Admin.Mount(e)
+		// The console is static pages that use the admin API.
+		console.Mount(e)
 	}
 	return s
 }
