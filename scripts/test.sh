@@ -35,6 +35,17 @@ else
   echo "npm not found: end-to-end tests with the @adcp/sdk client will skip (or fail under CI=true)"
 fi
 
+# Headless Chromium for the console's browser tests (e2e/console_test.go).
+say "Chromium"
+if command -v chromium >/dev/null 2>&1; then
+  chromium --version 2>/dev/null || true
+elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  apt-get install -y chromium || { apt-get update && apt-get install -y chromium; } ||
+    echo "installing chromium failed: the console's browser tests will skip (or fail under CI=true)"
+else
+  echo "chromium not found: the console's browser tests will skip (or fail under CI=true)"
+fi
+
 say "go vet"
 go vet ./...
 
