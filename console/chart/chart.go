@@ -54,14 +54,18 @@ func colorOf(c string, i int) string {
 }
 
 const (
-	width    = 760
-	fontSize = 12
-	font     = "system-ui, -apple-system, Segoe UI, Roboto, sans-serif"
+	// Widths are in CSS pixels: the wide time series, and the bar charts
+	// that sit two to a row.
+	wideWidth = 1200
+	barWidth  = 600
+	fontSize  = 12
+	font      = "system-ui, -apple-system, Segoe UI, Roboto, sans-serif"
 )
 
 // doc accumulates one SVG document.
 type doc struct {
-	b bytes.Buffer
+	b     bytes.Buffer
+	width float64
 }
 
 func (d *doc) printf(format string, args ...any) { fmt.Fprintf(&d.b, format, args...) }
@@ -71,7 +75,8 @@ func (d *doc) text(s string) { _ = xml.EscapeText(&d.b, []byte(s)) }
 
 func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-func (d *doc) open(title, desc string, height int) {
+func (d *doc) open(width int, title, desc string, height int) {
+	d.width = float64(width)
 	d.printf(`<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img" aria-labelledby="chart-title chart-desc" font-family="%s" font-size="%d">`,
 		width, height, width, height, font, fontSize)
 	d.printf(`<title id="chart-title">`)
@@ -100,7 +105,7 @@ func (d *doc) label(x, y float64, anchor, fill string, size int, bold bool, s st
 
 // empty writes the message shown when there is nothing to draw.
 func (d *doc) empty(msg string, height int) {
-	d.label(width/2, float64(height)/2+4, "middle", "#57606a", 13, false, msg)
+	d.label(d.width/2, float64(height)/2+4, "middle", "#57606a", 13, false, msg)
 }
 
 // niceCeil rounds v up to 1, 2 or 5 times a power of ten, so that axis
@@ -127,7 +132,7 @@ func Stacked(title, desc string, categories []string, series []Series, emptyMsg 
 		top, bottom, legend = 44.0, 40.0, 22.0
 	)
 	var d doc
-	d.open(title, desc, height)
+	d.open(wideWidth, title, desc, height)
 	totals := make([]float64, len(categories))
 	max := 0.0
 	for i := range categories {
@@ -142,7 +147,7 @@ func Stacked(title, desc string, categories []string, series []Series, emptyMsg 
 		d.empty(emptyMsg, height)
 		return d.close()
 	}
-	plotW := width - left - right
+	plotW := d.width - left - right
 	plotH := height - top - bottom - legend
 	// The values are counts, so ticks are whole numbers on a round step.
 	step := math.Max(1, niceCeil(max/4))
@@ -210,8 +215,8 @@ func Bars(title, desc string, groups []Group, emptyMsg string) []byte {
 
 func bars(title, desc string, groups []Group, emptyMsg string, share bool) []byte {
 	const (
-		rowH, labelW, top = 26.0, 230.0, 44.0
-		valueW            = 110.0
+		rowH, labelW, top = 26.0, 190.0, 44.0
+		valueW            = 90.0
 	)
 	rows := 0
 	total, max := 0.0, 0.0
@@ -230,7 +235,7 @@ func bars(title, desc string, groups []Group, emptyMsg string, share bool) []byt
 		height = 140
 	}
 	var d doc
-	d.open(title, desc, height)
+	d.open(barWidth, title, desc, height)
 	if max <= 0 {
 		d.empty(emptyMsg, height)
 		return d.close()
@@ -239,7 +244,7 @@ func bars(title, desc string, groups []Group, emptyMsg string, share bool) []byt
 	if share {
 		scale = total
 	}
-	plotW := width - 16 - labelW - valueW
+	plotW := d.width - 16 - labelW - valueW
 	y := top
 	i := 0
 	for _, g := range groups {
