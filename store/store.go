@@ -15,6 +15,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/storefront/storefront/decline"
@@ -32,6 +33,8 @@ var (
 	ErrConflict = errors.New("version conflict")
 	// ErrExists: a create collided with an existing key.
 	ErrExists = errors.New("already exists")
+	// ErrDuplicate: one bulk request names the same thing twice.
+	ErrDuplicate = errors.New("given twice")
 )
 
 // Versions are a publisher's current catalogue and rulebook versions.
@@ -189,6 +192,17 @@ type TaskFilter struct {
 	Limit      int
 }
 
+// BulkCatalogue is implemented by stores that load many products at once:
+// in one transaction and one catalogue version, instead of a version per
+// product. It is optional; callers fall back to PutProduct.
+type BulkCatalogue interface {
+	// PutProducts creates or replaces every product in ps, in order, as
+	// PutProduct would, all or nothing. ifMatch, when non-zero, must
+	// equal the current catalogue version. Product ids must be distinct.
+	// It returns the new catalogue version.
+	PutProducts(ctx context.Context, publisher string, ps []products.Product, ifMatch int64) (int64, error)
+}
+
 // Store is the storefront's storage. Every method is safe for concurrent use
 // and scoped to one publisher where it takes one. Methods return
 // ErrNotFound for anything outside that publisher.
@@ -309,4 +323,16 @@ type Store interface {
 func TokenDigest(token string) string {
 	sum := sha256.Sum256([]byte(token))
 	return hex.EncodeToString(sum[:])
+}
+
+// DistinctProducts reports a product id given twice in one bulk load.
+func DistinctProducts(ps []products.Product) error {
+	seen := make(map[string]bool, len(ps))
+	for _, p := range ps {
+		if seen[p.ProductID] {
+			return fmt.Errorf("product %q: %w", p.ProductID, ErrDuplicate)
+		}
+		seen[p.ProductID] = true
+	}
+	return nil
 }

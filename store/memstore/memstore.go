@@ -162,6 +162,41 @@ func (s *Store) PutProduct(ctx context.Context, publisher string, prod products.
 	return v, nil
 }
 
+// PutProducts implements store.BulkCatalogue: one version for the lot.
+func (s *Store) PutProducts(ctx context.Context, publisher string, ps []products.Product, ifMatch int64) (int64, error) {
+	if err := store.DistinctProducts(ps); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	p, err := s.pub(publisher)
+	if err != nil {
+		s.mu.Unlock()
+		return 0, err
+	}
+	if ifMatch != 0 && ifMatch != p.catVersion {
+		s.mu.Unlock()
+		return 0, store.ErrConflict
+	}
+	at := make(map[string]int, len(p.products))
+	for i, prod := range p.products {
+		at[prod.ProductID] = i
+	}
+	for _, prod := range ps {
+		prod = clone(prod)
+		if i, ok := at[prod.ProductID]; ok {
+			p.products[i] = prod
+			continue
+		}
+		at[prod.ProductID] = len(p.products)
+		p.products = append(p.products, prod)
+	}
+	p.catVersion++
+	v := p.catVersion
+	s.mu.Unlock()
+	s.notify(publisher)
+	return v, nil
+}
+
 func (s *Store) DeleteProduct(ctx context.Context, publisher, productID string, ifMatch int64) (int64, error) {
 	s.mu.Lock()
 	p, err := s.pub(publisher)

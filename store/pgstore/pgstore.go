@@ -341,6 +341,53 @@ func (s *Store) PutProduct(ctx context.Context, publisher string, p products.Pro
 	return v, nil
 }
 
+// bulkChunk is how many products one statement of PutProducts carries.
+const bulkChunk = 2000
+
+// PutProducts implements store.BulkCatalogue: one transaction, one version
+// bump and one notification, with the rows sent in chunks of arrays.
+// Replaced products keep their position, as with PutProduct.
+func (s *Store) PutProducts(ctx context.Context, publisher string, ps []products.Product, ifMatch int64) (_ int64, err error) {
+	defer wrap(&err, "PutProducts(%q, %d products, %d)", publisher, len(ps), ifMatch)
+	if err := store.DistinctProducts(ps); err != nil {
+		return 0, err
+	}
+	ids := make([]string, len(ps))
+	bodies := make([]string, len(ps))
+	for i, p := range ps {
+		b, err := json.Marshal(p)
+		if err != nil {
+			return 0, err
+		}
+		ids[i], bodies[i] = p.ProductID, string(b)
+	}
+	var v int64
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		if v, err = bumpCatalogue(ctx, tx, publisher, ifMatch); err != nil {
+			return err
+		}
+		for lo := 0; lo < len(ps); lo += bulkChunk {
+			hi := min(lo+bulkChunk, len(ps))
+			// WITH ORDINALITY keeps the given order, so new products'
+			// positions follow it.
+			if _, err := tx.Exec(ctx, `
+				INSERT INTO products (publisher_id, product_id, body)
+				SELECT $1, id, body::json FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS t(id, body, n)
+				ORDER BY n
+				ON CONFLICT (publisher_id, product_id) DO UPDATE SET body = EXCLUDED.body`,
+				publisher, ids[lo:hi], bodies[lo:hi]); err != nil {
+				return err
+			}
+		}
+		return notify(ctx, tx, publisher)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return v, nil
+}
+
 func (s *Store) DeleteProduct(ctx context.Context, publisher, productID string, ifMatch int64) (_ int64, err error) {
 	defer wrap(&err, "DeleteProduct(%q, %q, %d)", publisher, productID, ifMatch)
 	var v int64

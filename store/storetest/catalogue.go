@@ -106,6 +106,54 @@ func testCatalogue(t *testing.T, s store.Store) {
 	wantCatalogue(t, s, beta.ID, []products.Product{}, 0)
 }
 
+// testBulkCatalogue: a bulk load is one version, keeps the given order,
+// replaces in place, and is all or nothing.
+func testBulkCatalogue(t *testing.T, s store.Store) {
+	bulk, ok := s.(store.BulkCatalogue)
+	if !ok {
+		t.Skip("the store has no bulk load")
+	}
+	ctx := t.Context()
+	withPublishers(t, s)
+	ps := demoProducts(t, 6)
+	if _, err := s.PutProduct(ctx, alpha.ID, ps[2], 0); err != nil {
+		t.Fatal(err)
+	}
+	renamed := ps[2]
+	renamed.Name = "Replaced in bulk"
+	v, err := bulk.PutProducts(ctx, alpha.ID, []products.Product{ps[0], renamed, ps[1], ps[3]}, 1)
+	wantErr(t, "PutProducts(ifMatch=1)", err, nil)
+	if v != 2 {
+		t.Fatalf("PutProducts = version %d, want 2", v)
+	}
+	want := []products.Product{renamed, ps[0], ps[1], ps[3]}
+	wantCatalogue(t, s, alpha.ID, want, 2)
+
+	// A stale If-Match, a duplicate id or an unknown publisher changes
+	// nothing.
+	_, err = bulk.PutProducts(ctx, alpha.ID, []products.Product{ps[4]}, 1)
+	wantErr(t, "PutProducts(stale ifMatch)", err, store.ErrConflict)
+	_, err = bulk.PutProducts(ctx, alpha.ID, []products.Product{ps[4], ps[5], ps[4]}, 0)
+	wantErr(t, "PutProducts(duplicate id)", err, store.ErrDuplicate)
+	_, err = bulk.PutProducts(ctx, "nobody", []products.Product{ps[4]}, 0)
+	wantErr(t, "PutProducts(unknown publisher)", err, store.ErrNotFound)
+	wantCatalogue(t, s, alpha.ID, want, 2)
+
+	// Many products in one go, across the chunks a store may split them
+	// into.
+	many := make([]products.Product, 4500)
+	for i := range many {
+		many[i] = ps[i%len(ps)]
+		many[i].ProductID = fmt.Sprintf("bulk_%05d", i)
+	}
+	v, err = bulk.PutProducts(ctx, beta.ID, many, 0)
+	wantErr(t, "PutProducts(4500)", err, nil)
+	wantCatalogue(t, s, beta.ID, many, v)
+	if v != 1 {
+		t.Errorf("4500 products in one load made version %d, want 1", v)
+	}
+}
+
 // testCatalogueConcurrentIfMatch: writers that all read the same version
 // and write with it as If-Match: exactly one wins; the rest conflict and
 // leave no trace.

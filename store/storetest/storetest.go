@@ -33,6 +33,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	}{
 		{"Publishers", testPublishers},
 		{"Catalogue", testCatalogue},
+		{"BulkCatalogue", testBulkCatalogue},
 		{"CatalogueConcurrentIfMatch", testCatalogueConcurrentIfMatch},
 		{"CatalogueConcurrentWriters", testCatalogueConcurrentWriters},
 		{"Rulebooks", testRulebooks},
