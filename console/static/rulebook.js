@@ -269,7 +269,7 @@ function whenSection(rule, p) {
   const known = new Set(['channels', ...PREDICATES.map(d => d.key)]);
   const other = Object.keys(w).filter(k => !known.has(k));
   const missing = PREDICATES.filter(d => !(d.key in w));
-  const add = h('select', {'aria-label': 'Add a condition to rule ' + p.split('/')[2]},
+  const add = h('select', {'aria-label': 'Add a condition to rule ' + (Number(p.split('/')[2]) + 1)},
     h('option', {value: ''}, 'Add a condition…'), missing.map(d => h('option', {value: d.key}, d.label)));
   add.addEventListener('change', () => {
     const d = PREDICATES.find(x => x.key === add.value);
@@ -471,7 +471,9 @@ function showErrors(list) {
         if (c.name === pointer || t.dataset.pointer === pointer) c.setAttribute('aria-invalid', 'true');
       }
     }
-    return h('li', {}, button(pointer || '(the document)', () => reveal(pointer), {class: 'link'}), ' ', e.detail);
+    const rule = /^\/rules\/(\d+)(?:\/|$)/.exec(pointer);
+    return h('li', {}, button(pointer || '(the document)', () => reveal(pointer), {class: 'link'}),
+      rule ? ' (rule ' + (Number(rule[1]) + 1) + ')' : '', ' ', e.detail);
   });
   summary.append(h('strong', {}, errors.length === 1 ? '1 problem' : errors.length + ' problems'),
     ', each shown next to the field it points to:', h('ul', {}, items));
