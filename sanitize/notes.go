@@ -10,10 +10,13 @@ import (
 //   - ids: a letter-digit mix, or letters joined by - _ / . : # (matched
 //     anywhere, like rule ids);
 //   - runs of two or more capitalised words, which are usually names of
-//     partners, people or projects ("Acme Retail Group"; matched anywhere);
-//   - each capitalised word of four letters or more past the start of a
-//     sentence, and each all-capitals acronym, that is not common English
-//     (matched as a whole word only).
+//     partners, people or projects ("Acme Retail Group"; matched anywhere),
+//     kept whole: the words of a name are not terms on their own, so
+//     "North America" in a note does not silence "America/New_York" and
+//     "Acme Retail Group" does not silence a brand called "Acme Outdoor";
+//   - a capitalised word of four letters or more standing alone past the
+//     start of a sentence, and each all-capitals acronym, that is not
+//     common English (matched as a whole word only).
 //
 // Ordinary words are left alone, so notes can say "floor" without
 // silencing every decline.
@@ -27,10 +30,16 @@ func NoteTerms(notes string, kind Kind) []Term {
 			out = append(out, Term{Value: v, Kind: kind, Whole: whole})
 		}
 	}
+	// run is the current run of capitalised words; lone says whether its
+	// only word may stand as a term by itself.
 	var run []string
+	lone := false
 	flush := func() {
-		if len(run) >= 2 {
+		switch {
+		case len(run) >= 2:
 			add(strings.Join(run, " "), false)
+		case len(run) == 1 && lone:
+			add(run[0], true)
 		}
 		run = run[:0]
 	}
@@ -55,16 +64,17 @@ func NoteTerms(notes string, kind Kind) []Term {
 		r := []rune(tok)
 		capital := unicode.IsUpper(r[0])
 		isCommon := common[strings.ToLower(tok)]
+		acronym := len(r) >= 3 && strings.ToUpper(tok) == tok && hasLetter(tok) && !isCommon
+		if acronym {
+			add(tok, true)
+		}
 		if capital && !isCommon {
+			if len(run) == 0 {
+				lone = len(r) >= 4 && !startOfThis && !acronym
+			}
 			run = append(run, tok)
 		} else {
 			flush()
-		}
-		switch {
-		case len(r) >= 4 && capital && !startOfThis && !isCommon:
-			add(tok, true)
-		case len(r) >= 3 && strings.ToUpper(tok) == tok && hasLetter(tok) && !isCommon:
-			add(tok, true)
 		}
 		if breaks {
 			flush()
