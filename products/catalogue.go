@@ -7,6 +7,7 @@ import (
 	"github.com/storefront/storefront/adcp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/storefront/storefront/decline"
@@ -92,6 +93,9 @@ func PublicLexicon() []string {
 type Catalogue struct {
 	entries []*entry
 	market  merch.Market
+	index   *index
+	// scratch holds per-request score accumulators, one slot per product.
+	scratch sync.Pool
 }
 
 type entry struct {
@@ -134,6 +138,12 @@ func newCatalogue(ps []Product, screen *sanitize.Screen) *Catalogue {
 	}
 	for _, l := range [][]string{c.market.Channels, c.market.FormatKinds, c.market.Countries, c.market.Currencies} {
 		sort.Strings(l)
+	}
+	c.index = buildIndex(c.entries)
+	n := len(c.entries)
+	c.scratch.New = func() any {
+		a := make([]int32, n)
+		return &a
 	}
 	return c
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,71 +17,76 @@ import (
 
 // Match is the catalogue's answer to a request before pagination.
 type Match struct {
-	// Ranked are the products that passed every filter, best first.
-	Ranked []*entry
 	// Excluded counts, per filter name, the products that filter alone
 	// excluded.
 	Excluded map[string]int
 	// Considered is the number of products before filtering.
 	Considered int
+	// Total is the number of products in the answer, over every page.
+	Total int
 	// terms are the brief terms, for brief_relevance.
 	terms map[string]bool
+
+	c *Catalogue
+	// scored are the matching products the brief scored, ranked lazily:
+	// the first sorted of them are in final order.
+	scored []scoredPos
+	sorted int
+	// rest are the matching products the brief did not score, in
+	// catalogue order after every scored one; nil when the answer keeps
+	// only relevant products.
+	rest bitset
 }
 
-// filter is one structured filter: it reports whether a product passes.
+type scoredPos struct {
+	pos   int32
+	score int32
+}
+
+// better orders by score, then catalogue order.
+func better(a, b scoredPos) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.pos < b.pos
+}
+
+// filter is one structured filter: the products that pass it.
 type filter struct {
 	name string
-	pass func(e *entry) bool
+	pass bitset
 }
 
-// filters builds the structured filters of f. Every filter excludes what
-// does not match ("filter, don't fail").
-func filters(f Filters, geo []string) []filter {
+// filters builds the structured filters of f as sets of the products each
+// one passes. Every filter excludes what does not match ("filter, don't
+// fail").
+func (c *Catalogue) filters(f Filters, geo []string) []filter {
+	x := c.index
 	var out []filter
-	add := func(name string, pass func(*entry) bool) { out = append(out, filter{name, pass}) }
+	add := func(name string, pass bitset) { out = append(out, filter{name, pass}) }
 	if len(f.Channels) > 0 {
-		add("channels", func(e *entry) bool { return overlaps(e.p.Channels, f.Channels) })
+		add("channels", x.any(x.channel, f.Channels))
 	}
 	if len(f.FormatKinds) > 0 {
-		add("format_kinds", func(e *entry) bool { return overlaps(e.kinds, f.FormatKinds) })
+		add("format_kinds", x.any(x.kind, f.FormatKinds))
 	}
 	if f.DeliveryType != "" {
-		add("delivery_type", func(e *entry) bool { return e.p.DeliveryType == f.DeliveryType })
+		add("delivery_type", x.one(x.delivery, f.DeliveryType))
 	}
-	if b := f.Budget; b != nil && b.Max != nil {
-		add("budget_range", func(e *entry) bool {
-			min, ok := e.p.MinSpend(b.Currency)
-			return ok && min <= *b.Max
-		})
-	} else if b != nil {
-		add("budget_range", func(e *entry) bool {
-			_, ok := e.p.MinSpend(b.Currency)
-			return ok
-		})
+	if b := f.Budget; b != nil {
+		add("budget_range", x.within(b.Currency, b.Max))
 	}
-	if !f.StartDate.IsZero() || !f.EndDate.IsZero() {
-		want := adcp.DateRange{Start: f.StartDate, End: f.EndDate}
-		if want.Start.IsZero() {
-			want.Start = want.End
+	if want, name, ok := flightFilter(f); ok {
+		pass := x.all.clone()
+		for _, i := range x.windowed {
+			if !bookable(c.entries[i].p, want) {
+				pass.clear(i)
+			}
 		}
-		if want.End.IsZero() {
-			want.End = want.Start
-		}
-		name := "start_date"
-		if f.StartDate.IsZero() {
-			name = "end_date"
-		}
-		add(name, func(e *entry) bool { return bookable(e.p, want) })
+		add(name, pass)
 	}
 	if len(f.PricingCurrencies) > 0 {
-		add("pricing_currencies", func(e *entry) bool {
-			for _, po := range e.p.PricingOptions {
-				if oneOf(f.PricingCurrencies, po.Currency) {
-					return true
-				}
-			}
-			return false
-		})
+		add("pricing_currencies", x.any(x.currency, f.PricingCurrencies))
 	}
 	countries := geo
 	name := "targeting_overlay.geo_countries"
@@ -88,62 +94,68 @@ func filters(f Filters, geo []string) []filter {
 		countries, name = f.Countries, "countries"
 	}
 	if len(countries) > 0 {
-		add(name, func(e *entry) bool { return overlaps(e.p.Countries, countries) })
+		add(name, x.any(x.country, countries))
 	}
 	if f.IsFixedPrice != nil {
-		want := *f.IsFixedPrice
-		add("is_fixed_price", func(e *entry) bool {
-			for _, po := range e.p.PricingOptions {
-				if (po.FixedPrice != nil) == want {
-					return true
-				}
-			}
-			return false
-		})
+		if *f.IsFixedPrice {
+			add("is_fixed_price", x.fixed.clone())
+		} else {
+			add("is_fixed_price", x.unfixed.clone())
+		}
 	}
 	if len(f.PricingStructures) > 0 {
-		add("pricing_structures", func(e *entry) bool {
-			for _, po := range e.p.PricingOptions {
-				if (po.FixedPrice != nil && oneOf(f.PricingStructures, "fixed")) ||
-					(po.FloorPrice != nil && oneOf(f.PricingStructures, "auction")) {
-					return true
-				}
-			}
-			return false
-		})
+		pass := newBitset(x.n)
+		if oneOf(f.PricingStructures, "fixed") {
+			pass.or(x.fixed)
+		}
+		if oneOf(f.PricingStructures, "auction") {
+			pass.or(x.auction)
+		}
+		add("pricing_structures", pass)
 	}
 	if f.Exclusivity != "" {
-		add("exclusivity", func(e *entry) bool {
-			ex := e.p.Exclusivity
-			if ex == "" {
-				ex = "none"
-			}
-			return ex == f.Exclusivity
-		})
+		add("exclusivity", x.one(x.exclusivity, f.Exclusivity))
 	}
 	if len(f.VideoPlacementTypes) > 0 {
-		add("video_placement_types", func(e *entry) bool { return overlaps(e.p.VideoPlacementTypes, f.VideoPlacementTypes) })
+		add("video_placement_types", x.any(x.placement, f.VideoPlacementTypes))
 	}
 	if len(f.AudioDistributionTypes) > 0 {
-		add("audio_distribution_types", func(e *entry) bool { return overlaps(e.p.AudioDistributionTypes, f.AudioDistributionTypes) })
+		add("audio_distribution_types", x.any(x.audio, f.AudioDistributionTypes))
 	}
 	if len(f.RequiredMetrics) > 0 {
-		add("required_metrics", func(e *entry) bool {
-			for _, m := range f.RequiredMetrics {
-				if !oneOf(e.p.ReportingCapabilities.AvailableMetrics, m) {
-					return false
-				}
-			}
-			return true
-		})
+		pass := x.all.clone()
+		for _, m := range f.RequiredMetrics {
+			pass.and(x.one(x.metric, m))
+		}
+		add("required_metrics", pass)
 	}
 	if f.StandardFormatsOnly {
-		add("standard_formats_only", func(e *entry) bool { return !oneOf(e.kinds, "custom") })
+		add("standard_formats_only", x.not(x.custom))
 	}
 	for _, u := range f.Unmodelled {
-		add(u, func(*entry) bool { return false })
+		add(u, newBitset(x.n))
 	}
 	return out
+}
+
+// flightFilter is the flight the dates of f ask for, and the filter's name:
+// a single date stands for a one-day flight.
+func flightFilter(f Filters) (adcp.DateRange, string, bool) {
+	if f.StartDate.IsZero() && f.EndDate.IsZero() {
+		return adcp.DateRange{}, "", false
+	}
+	want := adcp.DateRange{Start: f.StartDate, End: f.EndDate}
+	if want.Start.IsZero() {
+		want.Start = want.End
+	}
+	if want.End.IsZero() {
+		want.End = want.Start
+	}
+	name := "start_date"
+	if f.StartDate.IsZero() {
+		name = "end_date"
+	}
+	return want, name, true
 }
 
 // bookable reports whether the product can be booked for every day of r.
@@ -168,63 +180,174 @@ func overlaps(a, b []string) bool {
 	return false
 }
 
+// passing returns the priced products that pass every filter, and counts
+// into excluded, per filter, the priced products that filter alone
+// excluded.
+func (c *Catalogue) passing(fs []filter, excluded map[string]int) bitset {
+	// before[j] is what passes filters 0..j-1; after, built backwards, is
+	// what passes filters j+1.. .
+	before := make([]bitset, len(fs)+1)
+	before[0] = c.index.priced.clone()
+	for j, f := range fs {
+		before[j+1] = before[j].clone()
+		before[j+1].and(f.pass)
+	}
+	if excluded != nil {
+		after := c.index.all.clone()
+		for j := len(fs) - 1; j >= 0; j-- {
+			alone := before[j].clone()
+			alone.and(after)
+			alone.andNot(fs[j].pass)
+			if n := alone.count(); n > 0 {
+				excluded[fs[j].name] += n
+			}
+			after.and(fs[j].pass)
+		}
+	}
+	return before[len(fs)]
+}
+
+// Any reports whether any product passes the filters: what a suggestion
+// check needs, without ranking.
+func (c *Catalogue) Any(f Filters, geo []string) bool {
+	return c.passing(c.filters(f, geo), nil).any()
+}
+
 // Find filters and ranks the catalogue for a request. text is the brief
 // prose (or refine asks); curate keeps only products the text is relevant to
-// when any is.
-func (c *Catalogue) Find(f Filters, geo []string, text string, curate bool) Match {
-	fs := filters(f, geo)
-	m := Match{Considered: len(c.entries), Excluded: map[string]int{}, terms: briefTerms(text)}
-	type scored struct {
-		e     *entry
-		score int
-		idx   int
-	}
-	var kept []scored
-	for i, e := range c.entries {
-		if len(e.p.PricingOptions) == 0 {
-			// A seeded fixture still waiting for its price cannot be
-			// bought, so it is not offered.
-			continue
-		}
-		failed := -1
-		failures := 0
-		for j, fl := range fs {
-			if !fl.pass(e) {
-				failures++
-				if failed < 0 {
-					failed = j
-				}
-			}
-		}
-		if failures == 1 {
-			m.Excluded[fs[failed].name]++
-		}
-		if failures > 0 {
-			continue
-		}
-		kept = append(kept, scored{e, score(e, m.terms), i})
-	}
-	if curate && len(m.terms) > 0 {
-		relevant := kept[:0:0]
-		for _, s := range kept {
-			if s.score > 0 {
-				relevant = append(relevant, s)
-			}
-		}
-		if len(relevant) > 0 {
-			kept = relevant
+// when any is; omit lists product ids the buyer asked to leave out.
+func (c *Catalogue) Find(f Filters, geo []string, text string, curate bool, omit map[string]bool) *Match {
+	m := &Match{Considered: len(c.entries), Excluded: map[string]int{}, terms: briefTerms(text), c: c}
+	pass := c.passing(c.filters(f, geo), m.Excluded)
+	for id := range omit {
+		if i, ok := c.index.byID[id]; ok {
+			pass.clear(i)
 		}
 	}
-	sort.SliceStable(kept, func(i, j int) bool {
-		if kept[i].score != kept[j].score {
-			return kept[i].score > kept[j].score
-		}
-		return kept[i].idx < kept[j].idx
-	})
-	for _, s := range kept {
-		m.Ranked = append(m.Ranked, s.e)
+	if len(m.terms) > 0 {
+		m.scored = c.score(pass, m.terms)
 	}
+	if curate && len(m.scored) > 0 {
+		m.Total = len(m.scored)
+		return m
+	}
+	m.rest = pass
+	for _, s := range m.scored {
+		m.rest.clear(int(s.pos))
+	}
+	m.Total = len(m.scored) + m.rest.count()
 	return m
+}
+
+// score adds up, for the products in pass, the weights of the brief terms
+// they carry, walking the terms' postings rather than the catalogue.
+func (c *Catalogue) score(pass bitset, terms map[string]bool) []scoredPos {
+	acc := c.scratch.Get().(*[]int32)
+	defer c.scratch.Put(acc)
+	a := *acc
+	var touched []int32
+	for t := range terms {
+		for _, p := range c.index.postings[t] {
+			if !pass.has(int(p.pos)) {
+				continue
+			}
+			if a[p.pos] == 0 {
+				touched = append(touched, p.pos)
+			}
+			a[p.pos] += p.weight
+		}
+	}
+	out := make([]scoredPos, 0, len(touched))
+	for _, pos := range touched {
+		if a[pos] > 0 {
+			out = append(out, scoredPos{pos, a[pos]})
+		}
+		a[pos] = 0
+	}
+	return out
+}
+
+// Page returns the products ranked offset to offset+n-1: scored products
+// best first, then unscored ones in catalogue order. Only as much of the
+// ranking is sorted as the page needs.
+func (m *Match) Page(offset, n int) []*entry {
+	if offset < 0 || n <= 0 || offset >= m.Total {
+		return nil
+	}
+	end := min(offset+n, m.Total)
+	m.rank(min(end, len(m.scored)))
+	out := make([]*entry, 0, end-offset)
+	for i := offset; i < min(end, len(m.scored)); i++ {
+		out = append(out, m.c.entries[m.scored[i].pos])
+	}
+	if end > len(m.scored) && m.rest != nil {
+		skip := max(0, offset-len(m.scored))
+		m.rest.each(func(i int) bool {
+			if skip > 0 {
+				skip--
+				return true
+			}
+			out = append(out, m.c.entries[i])
+			return len(out) < end-offset
+		})
+	}
+	return out
+}
+
+// rank puts the best k scored products, in order, at the front.
+func (m *Match) rank(k int) {
+	if k <= m.sorted {
+		return
+	}
+	s := m.scored
+	if k*4 >= len(s) {
+		slices.SortFunc(s, func(a, b scoredPos) int {
+			if better(a, b) {
+				return -1
+			}
+			if better(b, a) {
+				return 1
+			}
+			return 0
+		})
+		m.sorted = len(s)
+		return
+	}
+	// Select the best k with a heap whose root is the worst kept, then
+	// sort just those.
+	h := s[:k]
+	down := func(i int) {
+		for {
+			w := i
+			if l := 2*i + 1; l < k && better(h[w], h[l]) {
+				w = l
+			}
+			if r := 2*i + 2; r < k && better(h[w], h[r]) {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for i := k/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for i := k; i < len(s); i++ {
+		if better(s[i], h[0]) {
+			h[0], s[i] = s[i], h[0]
+			down(0)
+		}
+	}
+	slices.SortFunc(h, func(a, b scoredPos) int {
+		if better(a, b) {
+			return -1
+		}
+		return 1
+	})
+	m.sorted = k
 }
 
 func briefTerms(text string) map[string]bool {
@@ -235,14 +358,6 @@ func briefTerms(text string) map[string]bool {
 		}
 	}
 	return t
-}
-
-func score(e *entry, terms map[string]bool) int {
-	s := 0
-	for t := range terms {
-		s += e.terms[t]
-	}
-	return s
 }
 
 // relevance lists the brief terms a product matched, for brief_relevance.
@@ -301,19 +416,24 @@ func decodeCursor(s string, fp [8]byte) (int, error) {
 // project encodes one product with the requested fields (all when fields
 // is empty; product_id and name always), pricing options narrowed to the
 // requested currencies, and brief_relevance when the brief matched.
-func project(e *entry, fields []string, currencies []string, rel []string, screen *sanitize.Screen) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
+func project(e *entry, fields []string, currencies []string, rel []string, screen *sanitize.Screen, lines map[string]json.RawMessage) json.RawMessage {
+	size := 2
+	for _, f := range e.fields {
+		size += len(f.name) + len(f.raw) + 4
+	}
+	b := make([]byte, 0, size+128)
+	b = append(b, '{')
 	n := 0
+	// Field names are fixed ASCII identifiers: no escaping needed.
 	write := func(name string, raw []byte) {
 		if n > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
 		n++
-		k, _ := json.Marshal(name)
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(raw)
+		b = append(b, '"')
+		b = append(b, name...)
+		b = append(b, '"', ':')
+		b = append(b, raw...)
 	}
 	want := func(name string) bool {
 		return len(fields) == 0 || name == "product_id" || name == "name" || oneOf(fields, name)
@@ -336,11 +456,21 @@ func project(e *entry, fields []string, currencies []string, rel []string, scree
 		write(f.name, f.raw)
 	}
 	if len(rel) > 0 && want("brief_relevance") {
-		if s, ok := screen.Line("Matches brief terms: "+strings.Join(rel, ", ")+".", 500); ok {
-			raw, _ := json.Marshal(s)
+		// Products of one page mostly share their matched terms, so each
+		// distinct line is screened once per answer.
+		line := "Matches brief terms: " + strings.Join(rel, ", ") + "."
+		raw, ok := lines[line]
+		if !ok {
+			if s, screened := screen.Line(line, 500); screened {
+				raw, _ = json.Marshal(s)
+			}
+			if lines != nil {
+				lines[line] = raw
+			}
+		}
+		if raw != nil {
 			write("brief_relevance", raw)
 		}
 	}
-	b.WriteByte('}')
-	return b.Bytes()
+	return append(b, '}')
 }

@@ -63,14 +63,14 @@ func TestTestCatalogueValid(t *testing.T) {
 	}
 }
 
-func find(f Filters, geo []string, text string, curate bool) Match {
+func find(f Filters, geo []string, text string, curate bool) *Match {
 	c := newCatalogue(testCatalogue(), sanitize.New(nil))
-	return c.Find(f, geo, text, curate)
+	return c.Find(f, geo, text, curate, nil)
 }
 
-func rankedIDs(m Match) []string {
+func rankedIDs(m *Match) []string {
 	var out []string
-	for _, e := range m.Ranked {
+	for _, e := range m.Page(0, m.Total) {
 		out = append(out, e.p.ProductID)
 	}
 	return out

@@ -470,7 +470,7 @@ func (s *Service) verifier(snap *Snapshot, req *Request, brief merch.Brief) func
 		if err != nil || d.Declined() {
 			return false
 		}
-		return len(snap.Catalogue.Find(f, geo, "", false).Ranked) > 0
+		return snap.Catalogue.Any(f, geo)
 	}
 }
 
@@ -487,38 +487,31 @@ func (s *Service) completed(env outcome.Envelope, req *Request, acct Account, sn
 	if e := unknownProposal(req.Refine); e != nil {
 		return outcome.Outcome{}, e
 	}
-	m := snap.Catalogue.Find(req.Filters, req.GeoCountries, text, req.BuyingMode != "wholesale")
-	ranked := m.Ranked[:0:0]
-	for _, e := range m.Ranked {
-		if !omit[e.p.ProductID] {
-			ranked = append(ranked, e)
-		}
-	}
-	trace.Considered, trace.Matched, trace.Excluded = m.Considered, len(ranked), m.Excluded
+	m := snap.Catalogue.Find(req.Filters, req.GeoCountries, text, req.BuyingMode != "wholesale", omit)
+	trace.Considered, trace.Matched, trace.Excluded = m.Considered, m.Total, m.Excluded
 
 	fp := fingerprint([]byte(fmt.Sprintf("%s|%d|%d", snap.Publisher.ID, snap.CatalogueVersion, snap.RulebookVersion)), queryKey(req))
 	offset := 0
 	if req.Pagination.Cursor != "" {
 		o, err := decodeCursor(req.Pagination.Cursor, fp)
-		if err != nil || o > len(ranked) {
+		if err != nil || o > m.Total {
 			e := errorOf(snap.Screen, adcp.InvalidRequest, "pagination.cursor", errBadCursor.Error(), nil)
 			return outcome.Outcome{}, &e
 		}
 		offset = o
 	}
-	end := offset + req.Pagination.MaxResults
-	if end > len(ranked) {
-		end = len(ranked)
-	}
-	page := &outcome.Page{HasMore: end < len(ranked)}
-	total := len(ranked)
+	end := min(offset+req.Pagination.MaxResults, m.Total)
+	page := &outcome.Page{HasMore: end < m.Total}
+	total := m.Total
 	page.Total = &total
 	if page.HasMore {
 		page.Cursor = cursor{offset: end, fingerprint: fp}.encode()
 	}
-	products := make([]json.RawMessage, 0, end-offset)
-	for _, e := range ranked[offset:end] {
-		products = append(products, project(e, req.Fields, req.Filters.PricingCurrencies, relevance(e, m.terms), snap.Screen))
+	entries := m.Page(offset, end-offset)
+	products := make([]json.RawMessage, 0, len(entries))
+	lines := map[string]json.RawMessage{}
+	for _, e := range entries {
+		products = append(products, project(e, req.Fields, req.Filters.PricingCurrencies, relevance(e, m.terms), snap.Screen, lines))
 	}
 	scope := "public"
 	if req.Account != nil {
