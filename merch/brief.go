@@ -105,6 +105,16 @@ func intersect(a, b []string) []string {
 	return out
 }
 
+// allIn reports whether every value of a is in b, ignoring case.
+func allIn(a, b []string) bool {
+	for _, x := range a {
+		if !containsFold(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
 func minus(a, b []string) []string {
 	var out []string
 	for _, x := range a {

@@ -77,11 +77,15 @@ func Evaluate(rb *Rulebook, b Brief, m Market) (d Decision, err error) {
 	if b.Today.IsZero() {
 		return Decision{}, errors.New("merch: brief has no evaluation date")
 	}
-	for i, r := range rb.Rules {
+	// The brief's words are normalised once, not once per keyword rule.
+	hay := haystack(b.Text)
+	for i := range rb.Rules {
+		// By pointer: a rule is large, and most do not fire.
+		r := &rb.Rules[i]
 		if r.Disabled {
 			continue
 		}
-		facts, fired := r.When.holds(b, m)
+		facts, fired := r.When.holds(&b, &m, hay)
 		if !fired {
 			continue
 		}
@@ -118,10 +122,10 @@ func allowed(a Action) []decline.SuggestionKind {
 
 // holds evaluates every predicate; all present ones must hold. It returns
 // the public facts the predicates established.
-func (c Condition) holds(b Brief, m Market) (decline.Facts, bool) {
+func (c *Condition) holds(b *Brief, m *Market, hay string) (decline.Facts, bool) {
 	var f decline.Facts
 	if len(c.Channels) > 0 {
-		if len(b.Channels) == 0 || len(minus(b.Channels, c.Channels)) > 0 {
+		if len(b.Channels) == 0 || !allIn(b.Channels, c.Channels) {
 			return f, false
 		}
 	}
@@ -164,7 +168,7 @@ func (c Condition) holds(b Brief, m Market) (decline.Facts, bool) {
 	if !check(c.Industries != nil, func() bool { return industryMatch(b.Industries, c.Industries) }) {
 		return f, false
 	}
-	if !check(c.Keywords != nil, func() bool { return keywordMatch(b.Text, c.Keywords) }) {
+	if !check(c.Keywords != nil, func() bool { return keywordMatch(hay, c.Keywords) }) {
 		return f, false
 	}
 	if !check(c.BrandDomains != nil, func() bool { return domainMatch(b.BrandDomain, c.BrandDomains) }) {
@@ -183,7 +187,7 @@ func (c Condition) holds(b Brief, m Market) (decline.Facts, bool) {
 
 // holds is the budget predicate: the buyer's budget is below the minimum
 // of the cheapest channel it could be served on.
-func (bf *BudgetFloor) holds(b Brief, m Market, f *decline.Facts) bool {
+func (bf *BudgetFloor) holds(b *Brief, m *Market, f *decline.Facts) bool {
 	amount, ok := b.Budget.Amount()
 	if !ok || !strings.EqualFold(b.Budget.Currency, bf.Currency) {
 		return false
@@ -249,7 +253,7 @@ func windowApplies(w Window, channels []string) bool {
 // soldOut holds when the flight overlaps a window that applies to the
 // channels asked for. It looks for the first open flight of the same length
 // after the clash, within a year.
-func soldOut(ws []Window, b Brief, f *decline.Facts) bool {
+func soldOut(ws []Window, b *Brief, f *decline.Facts) bool {
 	if !b.HasFlight() {
 		return false
 	}
@@ -279,7 +283,7 @@ func soldOut(ws []Window, b Brief, f *decline.Facts) bool {
 	return true
 }
 
-func leadTime(days int, b Brief, f *decline.Facts) bool {
+func leadTime(days int, b *Brief, f *decline.Facts) bool {
 	if b.Flight.Start.IsZero() {
 		return false
 	}
@@ -309,18 +313,61 @@ func industryMatch(have, listed []string) bool {
 // keywordMatch looks for each keyword as a whole word or phrase in the
 // brief, comparing case-folded letter-and-digit runs so punctuation and
 // spacing cannot hide it.
-func keywordMatch(text string, keywords []string) bool {
-	if text == "" {
+func keywordMatch(hay string, keywords []string) bool {
+	if hay == "" {
 		return false
 	}
-	hay := " " + strings.Join(tokens(text), " ") + " "
 	for _, k := range keywords {
-		needle := strings.Join(tokens(k), " ")
-		if needle != "" && strings.Contains(hay, " "+needle+" ") {
+		if needle := normalised(k); needle != "" && containsWord(hay, needle) {
 			return true
 		}
 	}
 	return false
+}
+
+// containsWord finds needle in hay as whole words: hay is a haystack, with
+// a space at each end, so a match always has a byte on each side.
+func containsWord(hay, needle string) bool {
+	for i := 0; i < len(hay); {
+		j := strings.Index(hay[i:], needle)
+		if j < 0 {
+			return false
+		}
+		j += i
+		if j > 0 && hay[j-1] == ' ' && j+len(needle) < len(hay) && hay[j+len(needle)] == ' ' {
+			return true
+		}
+		i = j + 1
+	}
+	return false
+}
+
+// haystack is text as lower-case words separated by single spaces, with a
+// space at each end, so that " word " finds whole words and phrases.
+func haystack(text string) string {
+	if text == "" {
+		return ""
+	}
+	return " " + strings.Join(tokens(text), " ") + " "
+}
+
+// normalised is a keyword as lower-case words separated by single spaces.
+// Keywords usually already are, and then cost no allocation.
+func normalised(k string) string {
+	plain := k != "" && k[0] != ' ' && k[len(k)-1] != ' '
+	for i := 0; plain && i < len(k); i++ {
+		c := k[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c == ' ' && k[i-1] != ' ':
+		default:
+			plain = false
+		}
+	}
+	if plain {
+		return k
+	}
+	return strings.Join(tokens(k), " ")
 }
 
 func tokens(s string) []string {
@@ -342,7 +389,7 @@ func domainMatch(domain string, listed []string) bool {
 	return false
 }
 
-func currencyRefused(b Brief, accepted []string) bool {
+func currencyRefused(b *Brief, accepted []string) bool {
 	asked := append([]string(nil), b.Currencies...)
 	if b.Budget != nil && b.Budget.Currency != "" {
 		asked = append(asked, b.Budget.Currency)
