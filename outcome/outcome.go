@@ -1,6 +1,7 @@
 package outcome
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 
@@ -293,11 +294,37 @@ func (o Outcome) Encode() ([]byte, error) {
 	switch o.arm {
 	case Completed:
 		c := o.completed
-		return json.Marshal(CompletedWire{
-			Status: "completed", AdcpVersion: v, Products: c.Products, CacheScope: c.CacheScope,
+		// The products are most of the bytes and are already encoded, so
+		// they are spliced in rather than passed through json.Marshal,
+		// which would re-scan each one. The rest is marshalled with an
+		// empty products array, which comes right after the version.
+		head, err := json.Marshal(CompletedWire{
+			Status: "completed", AdcpVersion: v, Products: []json.RawMessage{}, CacheScope: c.CacheScope,
 			Pagination: c.Page, RefinementApplied: c.Refinement, FilterDiagnostics: c.Diagnostics,
 			Errors: c.Warnings, Sandbox: c.Sandbox, Replayed: o.replayed, Context: o.env.Context,
 		})
+		if err != nil || len(c.Products) == 0 {
+			return head, err
+		}
+		const empty = `,"products":[]`
+		at := bytes.Index(head, []byte(empty))
+		if at < 0 {
+			return nil, errors.New("outcome: products array not found while encoding")
+		}
+		at += len(empty) - 1
+		n := len(head) + len(c.Products)
+		for _, p := range c.Products {
+			n += len(p)
+		}
+		out := make([]byte, 0, n)
+		out = append(out, head[:at]...)
+		for i, p := range c.Products {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, p...)
+		}
+		return append(out, head[at:]...), nil
 	case Rejected:
 		r := o.rejected
 		return json.Marshal(RejectedWire{
