@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -11,22 +12,122 @@ import (
 	"github.com/storefront/storefront/store"
 )
 
-// Append seals r onto the publisher's chain. The chain-head row is locked
-// for the length of the transaction, so appends from every replica take
-// turns: each computes ledger.Next from the head it locked, inserts the
-// entry and moves the head, and the next one sees the new head. The entry
-// is returned only after the commit, that is once it is durable.
+// maxBatch is the most entries one ledger transaction appends.
+const maxBatch = 512
+
+// appendTimeout bounds one ledger transaction. It is not tied to any one
+// caller's context: a batch carries many callers' entries.
+const appendTimeout = 30 * time.Second
+
+// appendReq is one Append waiting for its batch.
+type appendReq struct {
+	ctx  context.Context
+	rec  ledger.Record
+	done chan appendResult
+}
+
+type appendResult struct {
+	entry ledger.Entry
+	err   error
+}
+
+// appender groups concurrent appends into batches, one flusher per
+// publisher: while a batch's transaction runs, the next calls queue, and
+// the flusher takes them all in its next transaction. A batch costs one
+// lock of the chain head, one COPY and one commit however many entries it
+// holds, so a busy storefront commits many decisions per fsync.
+type appender struct {
+	mu     sync.Mutex
+	queues map[string][]*appendReq
+}
+
+// Append seals r onto the publisher's chain and returns once the entry is
+// committed, that is durable. Appends are grouped: see appender. Across
+// replicas the chain-head row is locked for the length of each batch's
+// transaction, so batches from every replica take turns: each computes
+// ledger.Next from the head it locked, copies its entries in and moves the
+// head, and the next batch sees the new head.
+//
+// If ctx ends while the entry waits for its batch, Append returns ctx's
+// error and the entry is not written. Once its batch has started, the
+// entry's fate is the batch's, and Append waits for it.
 func (s *Store) Append(ctx context.Context, r ledger.Record) (_ ledger.Entry, err error) {
 	defer wrap(&err, "Append(%q)", r.Publisher)
-	var e ledger.Entry
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	if err := ctx.Err(); err != nil {
+		return ledger.Entry{}, err
+	}
+	r.RuleIDs = append([]string(nil), r.RuleIDs...)
+	req := &appendReq{ctx: ctx, rec: r, done: make(chan appendResult, 1)}
+	a := &s.appender
+	a.mu.Lock()
+	if a.queues == nil {
+		a.queues = map[string][]*appendReq{}
+	}
+	q, running := a.queues[r.Publisher]
+	a.queues[r.Publisher] = append(q, req)
+	a.mu.Unlock()
+	if !running {
+		go s.flush(r.Publisher)
+	}
+	res := <-req.done
+	return res.entry, res.err
+}
+
+// flush appends the publisher's queued entries batch by batch until the
+// queue is empty, then retires.
+func (s *Store) flush(publisher string) {
+	a := &s.appender
+	for {
+		a.mu.Lock()
+		q := a.queues[publisher]
+		if len(q) == 0 {
+			delete(a.queues, publisher)
+			a.mu.Unlock()
+			return
+		}
+		n := min(len(q), maxBatch)
+		batch := q[:n:n]
+		// The key stays present (even empty) while this flusher runs, so
+		// Append knows not to start another.
+		a.queues[publisher] = q[n:]
+		a.mu.Unlock()
+
+		live := batch[:0:0]
+		for _, req := range batch {
+			if err := req.ctx.Err(); err != nil {
+				req.done <- appendResult{err: err}
+				continue
+			}
+			live = append(live, req)
+		}
+		if len(live) == 0 {
+			continue
+		}
+		entries, err := s.appendBatch(publisher, live)
+		for i, req := range live {
+			if err != nil {
+				req.done <- appendResult{err: err}
+			} else {
+				req.done <- appendResult{entry: entries[i]}
+			}
+		}
+	}
+}
+
+// appendBatch writes one batch in one transaction.
+func (s *Store) appendBatch(publisher string, batch []*appendReq) ([]ledger.Entry, error) {
+	ctx, cancel := context.WithTimeout(s.closed, appendTimeout)
+	defer cancel()
+	entries := make([]ledger.Entry, 0, len(batch))
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		entries = entries[:0]
 		var (
 			seq  int64
 			hash string
 			last *time.Time
 		)
 		if err := tx.QueryRow(ctx, `SELECT sequence, hash, at FROM ledger_heads WHERE publisher_id = $1 FOR UPDATE`,
-			r.Publisher).Scan(&seq, &hash, &last); err != nil {
+			publisher).Scan(&seq, &hash, &last); err != nil {
 			return err
 		}
 		var prev *ledger.Entry
@@ -39,28 +140,34 @@ func (s *Store) Append(ctx context.Context, r ledger.Record) (_ ledger.Entry, er
 		if last != nil && at.Before(*last) {
 			at = *last
 		}
-		r.RuleIDs = append([]string(nil), r.RuleIDs...)
-		e = ledger.Next(prev, r, at)
-		ruleIDs := e.RuleIDs
-		if ruleIDs == nil {
-			ruleIDs = []string{}
+		rows := make([][]any, 0, len(batch))
+		for _, req := range batch {
+			e := ledger.Next(prev, req.rec, at)
+			entries = append(entries, e)
+			prev = &entries[len(entries)-1]
+			ruleIDs := e.RuleIDs
+			if ruleIDs == nil {
+				ruleIDs = []string{}
+			}
+			rows = append(rows, []any{e.Publisher, e.Sequence, e.Time, e.Account, e.Principal, e.RequestDigest,
+				e.RulebookVersion, e.Arm, e.Slug, ruleIDs, e.ResponseDigest, e.Sandbox, e.Forced, e.PrevHash, e.Hash})
 		}
-		_, err := tx.Exec(ctx, `
-			WITH entry AS (
-				INSERT INTO ledger_entries (publisher_id, sequence, at, account, principal, request_digest,
-					rulebook_version, arm, slug, rule_ids, response_digest, sandbox, forced, prev_hash, hash)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-			)
-			UPDATE ledger_heads SET sequence = $2, hash = $15, at = $3 WHERE publisher_id = $1`,
-			e.Publisher, e.Sequence, e.Time, e.Account, e.Principal, e.RequestDigest,
-			e.RulebookVersion, e.Arm, e.Slug, ruleIDs, e.ResponseDigest, e.Sandbox, e.Forced, e.PrevHash, e.Hash)
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ledger_entries"}, ledgerCopyColumns, pgx.CopyFromRows(rows)); err != nil {
+			return err
+		}
+		head := entries[len(entries)-1]
+		_, err := tx.Exec(ctx, `UPDATE ledger_heads SET sequence = $2, hash = $3, at = $4 WHERE publisher_id = $1`,
+			publisher, head.Sequence, head.Hash, head.Time)
 		return err
 	})
 	if err != nil {
-		return ledger.Entry{}, err
+		return nil, err
 	}
-	return e, nil
+	return entries, nil
 }
+
+var ledgerCopyColumns = []string{"publisher_id", "sequence", "at", "account", "principal", "request_digest",
+	"rulebook_version", "arm", "slug", "rule_ids", "response_digest", "sandbox", "forced", "prev_hash", "hash"}
 
 const entryColumns = `publisher_id, sequence, at, account, principal, request_digest,
 	rulebook_version, arm, slug, rule_ids, response_digest, sandbox, forced, prev_hash, hash`

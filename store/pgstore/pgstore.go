@@ -57,6 +57,8 @@ type Store struct {
 	mu        sync.Mutex
 	isClosed  bool
 	listeners sync.WaitGroup
+
+	appender appender
 }
 
 var _ store.Store = (*Store)(nil)

@@ -347,3 +347,73 @@ func TestOpenUnreachable(t *testing.T) {
 		t.Errorf("Open(malformed URL) = %v, want an error about the database URL", err)
 	}
 }
+
+// TestAppendGroups: many concurrent appends land as one unbroken chain
+// with every sequence once, in fewer transactions than entries (entries of
+// one batch share its commit time), and each caller gets its own entry.
+func TestAppendGroups(t *testing.T) {
+	s := pgtest.Open(t)
+	putPublishers(t, s, alpha, beta)
+	ctx := t.Context()
+	const n = 400
+	var wg sync.WaitGroup
+	got := make([]ledger.Entry, n)
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pub := alpha.ID
+			if i%4 == 0 {
+				pub = beta.ID
+			}
+			got[i], errs[i] = s.Append(ctx, record(pub, i))
+		}()
+	}
+	wg.Wait()
+	seqs := map[string]map[int64]bool{alpha.ID: {}, beta.ID: {}}
+	times := map[time.Time]bool{}
+	for i, e := range got {
+		if errs[i] != nil {
+			t.Fatalf("Append %d: %v", i, errs[i])
+		}
+		if e.RequestDigest != record(e.Publisher, i).RequestDigest {
+			t.Fatalf("caller %d got another caller's entry (sequence %d)", i, e.Sequence)
+		}
+		if seqs[e.Publisher][e.Sequence] {
+			t.Fatalf("%s sequence %d handed out twice", e.Publisher, e.Sequence)
+		}
+		seqs[e.Publisher][e.Sequence] = true
+		times[e.Time] = true
+	}
+	for _, pub := range []string{alpha.ID, beta.ID} {
+		length, err := verify(ctx, s, pub)
+		if err != nil {
+			t.Fatalf("%s: %v", pub, err)
+		}
+		if length != int64(len(seqs[pub])) {
+			t.Fatalf("%s chain has %d entries, want %d", pub, length, len(seqs[pub]))
+		}
+	}
+	if len(times) >= n {
+		t.Errorf("%d appends took %d transactions: nothing was grouped", n, len(times))
+	}
+}
+
+// TestAppendCancelledBeforeBatch: a caller that has gone away before its
+// batch starts gets its context's error and leaves no entry.
+func TestAppendCancelledBeforeBatch(t *testing.T) {
+	s := pgtest.Open(t)
+	putPublishers(t, s, alpha)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := s.Append(ctx, record(alpha.ID, 1)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Append with a cancelled context = %v, want context.Canceled", err)
+	}
+	if n, err := s.LedgerLen(t.Context(), alpha.ID); err != nil || n != 0 {
+		t.Fatalf("LedgerLen = %d, %v; want 0", n, err)
+	}
+	if _, err := s.Append(t.Context(), record("nobody", 1)); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Append for an unknown publisher = %v, want ErrNotFound", err)
+	}
+}
