@@ -120,10 +120,14 @@ func (h *Handler) decisions(c echo.Context) error {
 
 // VerifyResult is the outcome of walking a publisher's chain.
 type VerifyResult struct {
-	OK      bool   `json:"ok"`
-	Checked int64  `json:"checked"`
-	Total   int64  `json:"total"`
-	Break   *Break `json:"first_break,omitempty"`
+	OK      bool  `json:"ok"`
+	Checked int64 `json:"checked"`
+	Total   int64 `json:"total"`
+	// From is the first sequence checked when the store keeps only a
+	// recent window of the chain (the in-memory store); omitted when the
+	// whole chain was checked.
+	From  int64  `json:"from,omitempty"`
+	Break *Break `json:"first_break,omitempty"`
 }
 
 // Break names the first broken entry.
@@ -140,15 +144,25 @@ func Verify(ctx context.Context, s store.Store, publisher string, progress func(
 	}
 	var v ledger.Verifier
 	res := VerifyResult{Total: total}
-	err = s.WalkLedger(ctx, publisher, func(e ledger.Entry) error {
+	check := func(e ledger.Entry) error {
 		if err := v.Check(e); err != nil {
 			return err
 		}
 		if progress != nil {
-			progress(v.Checked(), total)
+			progress(v.Checked()+max(res.From-1, 0), total)
 		}
 		return nil
-	})
+	}
+	if w, ok := s.(store.LedgerWindow); ok {
+		err = w.WalkWindow(ctx, publisher, func(seq int64, hash string) {
+			if seq > 0 {
+				v.Resume(seq, hash)
+				res.From = seq + 1
+			}
+		}, check)
+	} else {
+		err = s.WalkLedger(ctx, publisher, check)
+	}
 	res.Checked = v.Checked()
 	var b *ledger.Break
 	switch {

@@ -60,6 +60,11 @@ func (m *Main) ledgerVerify(ctx context.Context) error {
 			return fmt.Errorf("verifying %s: %w", p, err)
 		}
 		fmt.Fprintf(m.Stderr, "\r\033[K")
+		if res.OK && res.From > 1 {
+			fmt.Fprintf(m.Stdout, "%s: ok, entries %d to %d, chain intact from there (the store keeps the most recent %d) (%s)\n",
+				p, res.From, res.Total, res.Checked, time.Since(start).Round(time.Millisecond))
+			continue
+		}
 		if res.OK {
 			fmt.Fprintf(m.Stdout, "%s: ok, %d entries, chain intact (%s)\n", p, res.Checked, time.Since(start).Round(time.Millisecond))
 			continue

@@ -157,6 +157,14 @@ func (v *Verifier) Check(e Entry) error {
 	return nil
 }
 
+// Resume makes the verifier continue a chain from a checkpoint: seq and
+// hash are those of the entry just before the first one it will check.
+// It is for stores that keep only a recent window of the chain and say
+// where that window starts; entries before it cannot be checked.
+func (v *Verifier) Resume(seq int64, hash string) {
+	v.prev = &Entry{Sequence: seq, Hash: hash}
+}
+
 // Checked is the number of entries verified so far.
 func (v *Verifier) Checked() int64 { return v.checked }
 

@@ -203,6 +203,17 @@ type BulkCatalogue interface {
 	PutProducts(ctx context.Context, publisher string, ps []products.Product, ifMatch int64) (int64, error)
 }
 
+// LedgerWindow is implemented by stores that keep only the most recent
+// part of each chain, as the in-memory store does so that its memory stays
+// bounded. Verification then starts at the window's checkpoint.
+type LedgerWindow interface {
+	// WalkWindow walks the entries held, in sequence order, like
+	// WalkLedger. Before the first, it calls start with the sequence and
+	// hash of the newest entry no longer held (0 and "" when the whole
+	// chain is held), consistently with the entries walked.
+	WalkWindow(ctx context.Context, publisher string, start func(seq int64, hash string), fn func(ledger.Entry) error) error
+}
+
 // Store is the storefront's storage. Every method is safe for concurrent use
 // and scoped to one publisher where it takes one. Methods return
 // ErrNotFound for anything outside that publisher.

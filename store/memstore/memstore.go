@@ -33,6 +33,11 @@ type Store struct {
 
 	subMu sync.Mutex
 	subs  map[chan string]struct{}
+
+	// LedgerRetain bounds each publisher's in-memory chain: past it, the
+	// oldest entries are dropped (a tenth at a time) and verification
+	// starts from the newest dropped one. Set it before use.
+	LedgerRetain int
 }
 
 type publisher struct {
@@ -44,15 +49,28 @@ type publisher struct {
 	byKey      map[string]string
 	buyers     map[string]store.Buyer
 	chain      []ledger.Entry
+	// checkpoint is the newest entry dropped from chain to keep it
+	// within LedgerRetain; zero while the whole chain is held.
+	checkpoint ledger.Entry
 	directives map[string]products.Directive
 }
 
+// DefaultLedgerRetain is how many recent decisions per publisher the
+// in-memory store keeps: about 10 MiB, enough for the console's charts on
+// the embedded demo, and a ceiling on memory however long it serves.
+const DefaultLedgerRetain = 20_000
+
 // New returns an empty store.
 func New() *Store {
-	return &Store{pubs: map[string]*publisher{}, admins: map[string]store.Admin{}, now: time.Now, subs: map[chan string]struct{}{}}
+	return &Store{pubs: map[string]*publisher{}, admins: map[string]store.Admin{}, now: time.Now, subs: map[chan string]struct{}{},
+		LedgerRetain: DefaultLedgerRetain}
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store         = (*Store)(nil)
+	_ store.LedgerWindow  = (*Store)(nil)
+	_ store.BulkCatalogue = (*Store)(nil)
+)
 
 func (s *Store) pub(id string) (*publisher, error) {
 	p, ok := s.pubs[id]
@@ -438,8 +456,17 @@ func (s *Store) Append(ctx context.Context, r ledger.Record) (ledger.Entry, erro
 		prev = &p.chain[n-1]
 	}
 	r.RuleIDs = append([]string(nil), r.RuleIDs...)
+	if prev == nil && p.checkpoint.Sequence > 0 {
+		prev = &p.checkpoint
+	}
 	e := ledger.Next(prev, r, s.now())
 	p.chain = append(p.chain, e)
+	if keep := s.LedgerRetain; keep > 0 && len(p.chain) > keep+keep/10 {
+		drop := len(p.chain) - keep
+		p.checkpoint = p.chain[drop-1]
+		// Copy, so the dropped entries' memory is released.
+		p.chain = append(make([]ledger.Entry, 0, keep+keep/10+1), p.chain[drop:]...)
+	}
 	return e, nil
 }
 
@@ -465,6 +492,11 @@ func (s *Store) Decisions(ctx context.Context, publisher string, f store.Decisio
 }
 
 func (s *Store) WalkLedger(ctx context.Context, publisher string, fn func(ledger.Entry) error) error {
+	return s.WalkWindow(ctx, publisher, func(int64, string) {}, fn)
+}
+
+// WalkWindow implements store.LedgerWindow.
+func (s *Store) WalkWindow(ctx context.Context, publisher string, start func(seq int64, hash string), fn func(ledger.Entry) error) error {
 	s.mu.Lock()
 	p, err := s.pub(publisher)
 	if err != nil {
@@ -472,7 +504,9 @@ func (s *Store) WalkLedger(ctx context.Context, publisher string, fn func(ledger
 		return err
 	}
 	chain := append([]ledger.Entry(nil), p.chain...)
+	cp := p.checkpoint
 	s.mu.Unlock()
+	start(cp.Sequence, cp.Hash)
 	for _, e := range chain {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -491,7 +525,7 @@ func (s *Store) LedgerLen(ctx context.Context, publisher string) (int64, error) 
 	if err != nil {
 		return 0, err
 	}
-	return int64(len(p.chain)), nil
+	return p.checkpoint.Sequence + int64(len(p.chain)), nil
 }
 
 // Tamper replaces one ledger entry in place. It exists for tests that show
@@ -499,8 +533,10 @@ func (s *Store) LedgerLen(ctx context.Context, publisher string) (int64, error) 
 func (s *Store) Tamper(publisher string, seq int64, edit func(*ledger.Entry)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if p, ok := s.pubs[publisher]; ok && seq >= 1 && seq <= int64(len(p.chain)) {
-		edit(&p.chain[seq-1])
+	if p, ok := s.pubs[publisher]; ok {
+		if i := seq - p.checkpoint.Sequence - 1; i >= 0 && i < int64(len(p.chain)) {
+			edit(&p.chain[i])
+		}
 	}
 }
 
