@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storefront/storefront/bench"
 	"github.com/storefront/storefront/server"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/store/memstore"
@@ -51,6 +52,13 @@ type Main struct {
 	Operator      string
 	Accounts      stringList
 	AnonDiscovery bool
+	// DebugAddr, when set, serves pprof and expvar there (serve only).
+	DebugAddr string
+	// Fixture, for bench serve, sizes the generated publisher served
+	// instead of the demo.
+	Fixture string
+	// Args are the unparsed arguments of commands that parse their own.
+	Args []string
 
 	// Now, when set, is the clock the pipeline uses (tests pin it).
 	Now func() time.Time
@@ -71,6 +79,11 @@ func NewMain() *Main {
 // commands maps each command to a one-line description, for usage.
 var commands = []struct{ name, help string }{
 	{"serve", "run the storefront (the default)"},
+	{"bench serve", "run the storefront on a generated publisher for load tests (--fixture products=N,rules=N,deny=N)"},
+	{"bench load", "drive get_products over MCP at a running storefront and report throughput and latency"},
+	{"bench ceiling", "serve recorded answers from a bare net/http handler (started by bench)"},
+	{"bench mcp-floor", "serve recorded answers through the MCP SDK with no pipeline (started by bench)"},
+	{"bench", "measure the storefront against the bare-HTTP ceiling and the Node peer, with scaling runs and targets"},
 	{"ledger verify", "walk each publisher's decision ledger and name the first broken entry"},
 	{"admin token create", "create an admin API token for a publisher (--publisher)"},
 	{"admin publisher create", "create a publisher (--publisher, --name, --domain)"},
@@ -95,13 +108,22 @@ func (m *Main) ParseFlags(args []string) error {
 		}
 		return fmt.Errorf("unknown command %q (want one of: %s)", strings.Join(args, " "), strings.Join(names, "; "))
 	}
+	if m.Command == "bench" || m.Command == "bench load" || m.Command == "bench ceiling" || m.Command == "bench mcp-floor" {
+		// These parse their own flags.
+		m.Args = args
+		return nil
+	}
 	fs := flag.NewFlagSet("storefront "+m.Command, flag.ContinueOnError)
 	fs.SetOutput(m.Stderr)
 	fs.StringVar(&m.LogLevel, "log-level", envOr("STOREFRONT_LOG_LEVEL", "info"), "debug, info, warn or error (STOREFRONT_LOG_LEVEL)")
 	fs.BoolVar(&m.LogJSON, "log-json", envBool("STOREFRONT_LOG_JSON"), "log as JSON lines (STOREFRONT_LOG_JSON=1)")
 	fs.StringVar(&m.DatabaseURL, "database-url", os.Getenv("DATABASE_URL"), "PostgreSQL URL; without it the in-memory store is used (DATABASE_URL)")
 	switch m.Command {
-	case "serve":
+	case "serve", "bench serve":
+		fs.StringVar(&m.DebugAddr, "debug-addr", os.Getenv("STOREFRONT_DEBUG_ADDR"), "serve pprof and expvar on this address, e.g. 127.0.0.1:6060 (STOREFRONT_DEBUG_ADDR); off by default")
+		if m.Command == "bench serve" {
+			fs.StringVar(&m.Fixture, "fixture", bench.DefaultFixture.String(), "size of the generated publisher")
+		}
 		fs.StringVar(&m.Addr, "addr", envOr("STOREFRONT_ADDR", "127.0.0.1:8080"), "address to listen on (STOREFRONT_ADDR)")
 		fs.BoolVar(&m.Sandbox, "sandbox", envBool("STOREFRONT_SANDBOX"), "sandbox mode: compliance controller and test-kit keys (STOREFRONT_SANDBOX=1)")
 		fs.BoolVar(&m.SeedDemo, "seed-demo", envBool("STOREFRONT_SEED_DEMO"), "with PostgreSQL, load the demo publisher if it is absent (STOREFRONT_SEED_DEMO=1); the in-memory store always has it")
@@ -178,8 +200,10 @@ func (m *Main) Run(ctx context.Context) error {
 	m.log = m.logger()
 	ctx, m.cancel = context.WithCancel(ctx)
 	switch m.Command {
-	case "serve":
+	case "serve", "bench serve":
 		return m.serve(ctx)
+	case "bench", "bench load", "bench ceiling", "bench mcp-floor":
+		return bench.Main(ctx, m.Command, m.Args, m.Stdout, m.Stderr)
 	case "ledger verify":
 		return m.ledgerVerify(ctx)
 	case "admin token create":

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/storefront/storefront/admin"
 	"github.com/storefront/storefront/agent"
+	"github.com/storefront/storefront/bench"
 	"github.com/storefront/storefront/compliance"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/products"
@@ -27,7 +29,20 @@ func (m *Main) serve(ctx context.Context) error {
 		m.log.Info("using the PostgreSQL store", "database", redact(m.DatabaseURL))
 	}
 	seeded := false
-	if kind == "memory" || m.SeedDemo {
+	if m.Command == "bench serve" {
+		f, err := bench.ParseFixture(m.Fixture)
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		if err := f.Seed(ctx, s); err != nil {
+			return fmt.Errorf("seeding the generated publisher: %w", err)
+		}
+		m.log.Info("generated publisher seeded", "publisher", bench.PublisherID, "fixture", f.String(), "took", time.Since(start).Round(time.Millisecond))
+		if m.DefaultPublisher == "" {
+			m.DefaultPublisher = bench.PublisherID
+		}
+	} else if kind == "memory" || m.SeedDemo {
 		if _, err := s.Publisher(ctx, demo.PublisherID); errors.Is(err, store.ErrNotFound) {
 			if err := demo.Seed(ctx, s); err != nil {
 				return fmt.Errorf("seeding the demo publisher: %w", err)
@@ -75,6 +90,22 @@ func (m *Main) serve(ctx context.Context) error {
 		Addr: m.Addr, DefaultPublisher: def, Agent: a, Admin: adm, Store: s,
 		StoreKind: kind, Version: Version, Log: m.log,
 	})
+	if m.DebugAddr != "" {
+		stop, err := serveDebug(ctx, m.DebugAddr, m.log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	if m.Command == "bench serve" {
+		// Build the snapshot before taking load, so the first requests do
+		// not measure the deny-list build.
+		start := time.Now()
+		if _, err := snaps.Snapshot(ctx, def); err != nil {
+			return fmt.Errorf("building the generated publisher's snapshot: %w", err)
+		}
+		m.log.Info("snapshot built", "took", time.Since(start).Round(time.Millisecond))
+	}
 	if err := m.Server.Listen(); err != nil {
 		return fmt.Errorf("listening on %s: %w", m.Addr, err)
 	}

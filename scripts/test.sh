@@ -27,10 +27,12 @@ if [ -z "${STOREFRONT_TEST_DATABASE_URL:-}" ]; then
   fi
 fi
 
-# The real buyer client, pinned by e2e/package-lock.json.
-say "npm packages (e2e/)"
+# The real buyer client, pinned by e2e/package-lock.json, and the Node
+# peer the load benchmark compares against, pinned by its own lock file.
+say "npm packages (e2e/, bench/peer-node/)"
 if command -v npm >/dev/null 2>&1; then
   (cd e2e && npm ci --no-audit --no-fund --loglevel=error)
+  (cd bench/peer-node && npm ci --no-audit --no-fund --loglevel=error)
 else
   echo "npm not found: end-to-end tests with the @adcp/sdk client will skip (or fail under CI=true)"
 fi

@@ -48,7 +48,30 @@ function loadCatalogue(path) {
   for (const p of doc.products) {
     if (typeof p?.product_id !== 'string') throw new Error(`${path}: every product needs a product_id`);
   }
-  return { products: doc.products, minSpend: doc.min_spend ?? {}, countries: doc.countries ?? {} };
+  // Each product's words are counted once, at load, as any seller would
+  // index its own catalogue; filtering and scoring still run per request.
+  const counts = new Map();
+  for (const p of doc.products) {
+    const c = new Map();
+    for (const w of words(p.name).concat(words(p.description))) c.set(w, (c.get(w) ?? 0) + 1);
+    counts.set(p.product_id, c);
+  }
+  return { products: doc.products, minSpend: doc.min_spend ?? {}, countries: doc.countries ?? {}, counts };
+}
+
+// minSpendFor reads a product's minimum spend from the min_spend table,
+// which holds either {amount, currency} or a map of currency to amount.
+function minSpendFor(catalogue, id, currency) {
+  const m = catalogue.minSpend[id];
+  if (!m) return null;
+  if (typeof m.amount === 'number') return m;
+  if (currency && typeof m[currency] === 'number') return { amount: m[currency], currency };
+  if (!currency) {
+    let low = null;
+    for (const [cur, amount] of Object.entries(m)) if (!low || amount < low.amount) low = { amount, currency: cur };
+    return low;
+  }
+  return null;
 }
 
 function words(text) {
@@ -75,7 +98,7 @@ function decodeCursor(cursor) {
 }
 
 // getProducts does the whole job per request: filter, score against the
-// brief, sort, page. Nothing is precomputed beyond parsing the file.
+// brief, sort, page. Only the products' word counts are computed at load.
 function getProducts(catalogue, req) {
   const f = req.filters ?? {};
   const channels = Array.isArray(f.channels) && f.channels.length > 0 ? f.channels : null;
@@ -89,7 +112,7 @@ function getProducts(catalogue, req) {
     if (f.delivery_type && p.delivery_type !== f.delivery_type) continue;
     const pc = p.countries ?? catalogue.countries[p.product_id];
     if (countries && Array.isArray(pc) && !intersects(pc, countries)) continue;
-    const min = catalogue.minSpend[p.product_id];
+    const min = minSpendFor(catalogue, p.product_id, budget.currency);
     if (typeof budget.max === 'number' && min && (!budget.currency || budget.currency === min.currency) && budget.max < min.amount) {
       if (!lowestFloor || min.amount < lowestFloor.amount) lowestFloor = min;
       continue;
@@ -105,15 +128,14 @@ function getProducts(catalogue, req) {
 
   const terms = words(req.brief);
   const scored = matches.map(p => {
-    const text = words(p.name).concat(words(p.description));
+    const counts = catalogue.counts.get(p.product_id);
     let score = 0;
     const hit = new Set();
     for (const t of terms) {
-      for (const w of text) {
-        if (w === t) {
-          score++;
-          hit.add(t);
-        }
+      const n = counts.get(t) ?? 0;
+      if (n > 0) {
+        score += n;
+        hit.add(t);
       }
     }
     return { p, score, hit };

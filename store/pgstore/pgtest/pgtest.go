@@ -85,6 +85,14 @@ func serverURL(t testing.TB) string {
 	return probeURL
 }
 
+// ServerURL returns the configured test server's URL, for tests that make
+// their own databases on it. It skips (or fails under CI=true) when there
+// is none.
+func ServerURL(t testing.TB) string {
+	t.Helper()
+	return serverURL(t)
+}
+
 // config turns the server URL into pgtestdb's terms.
 func config(t testing.TB, raw string) pgtestdb.Config {
 	t.Helper()

@@ -1,0 +1,67 @@
+package bench_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/storefront/storefront/bench"
+	"github.com/storefront/storefront/internal/testenv"
+)
+
+// The mix must answer as it says against a real storefront: the generated
+// publisher serves the completed briefs and declines the others.
+func TestMixAgainstTheStorefront(t *testing.T) {
+	env := testenv.Start(t)
+	if err := (bench.Fixture{Products: 200, Rules: 20, Deny: 300}).Seed(t.Context(), env.Main.Store); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := bench.Record(t.Context(), env.BaseURL+"/p/"+bench.PublisherID+"/mcp", bench.Mix("3.2-beta.5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec) != 10 {
+		t.Fatalf("recorded %d answers", len(rec))
+	}
+	// The ceiling answers each body with exactly the recorded bytes.
+	srv := httptest.NewServer(bench.NewCeiling(rec))
+	defer srv.Close()
+	for _, r := range rec {
+		resp, err := http.Post(srv.URL, "application/json", strings.NewReader(r.Request))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != r.Body || resp.Header.Get("Content-Type") != r.ContentType {
+			t.Fatalf("the ceiling changed an answer")
+		}
+	}
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":99}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("an unrecorded body got %d", resp.StatusCode)
+	}
+	// The MCP floor answers through the SDK with the same payloads.
+	floor, err := bench.NewMCPFloor(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := httptest.NewServer(floor)
+	defer fs.Close()
+	s, err := bench.Load(context.Background(), bench.Target{Name: "mcp-floor", URL: fs.URL, Handshake: true},
+		bench.LoadOptions{Concurrency: 2, Duration: 300 * time.Millisecond, Requests: bench.Mix("3.2-beta.5")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Errors != 0 || s.Arms["completed"] == 0 || s.Arms["rejected"] == 0 {
+		t.Fatalf("floor load: %+v", s)
+	}
+}
