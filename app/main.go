@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -54,6 +55,8 @@ type Main struct {
 	AnonDiscovery bool
 	// DebugAddr, when set, serves pprof and expvar there (serve only).
 	DebugAddr string
+	// PublicURL is the origin agent cards advertise (serve only).
+	PublicURL string
 	// Fixture, for bench serve, sizes the generated publisher served
 	// instead of the demo.
 	Fixture string
@@ -120,6 +123,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&m.DatabaseURL, "database-url", os.Getenv("DATABASE_URL"), "PostgreSQL URL; without it the in-memory store is used (DATABASE_URL)")
 	switch m.Command {
 	case "serve", "bench serve":
+		fs.StringVar(&m.PublicURL, "public-url", os.Getenv("STOREFRONT_PUBLIC_URL"), "origin the A2A agent cards advertise, e.g. https://seller.example when behind a proxy (STOREFRONT_PUBLIC_URL); default: each request's own host")
 		fs.StringVar(&m.DebugAddr, "debug-addr", os.Getenv("STOREFRONT_DEBUG_ADDR"), "serve pprof and expvar on this address, e.g. 127.0.0.1:6060 (STOREFRONT_DEBUG_ADDR); off by default")
 		if m.Command == "bench serve" {
 			fs.StringVar(&m.Fixture, "fixture", bench.DefaultFixture.String(), "size of the generated publisher")
@@ -159,6 +163,30 @@ func (m *Main) ParseFlags(args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if m.PublicURL != "" {
+		if err := checkOrigin(m.PublicURL); err != nil {
+			return fmt.Errorf("--public-url: %w", err)
+		}
+	}
+	return nil
+}
+
+// checkOrigin accepts an http or https origin: scheme and host, with an
+// optional port, and nothing after.
+func checkOrigin(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a URL", s)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("%q must start with https:// or http://", s)
+	}
+	if u.Host == "" || u.User != nil {
+		return fmt.Errorf("%q needs a host and nothing before it", s)
+	}
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("%q must be an origin only, such as https://seller.example, with no path, query or fragment", s)
 	}
 	return nil
 }

@@ -88,7 +88,7 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 	m.Server = server.New(server.Config{
 		Addr: m.Addr, DefaultPublisher: def, Agent: a, Admin: adm, Store: s,
-		StoreKind: kind, Version: Version, Log: m.log,
+		StoreKind: kind, Version: Version, PublicURL: m.PublicURL, Log: m.log,
 	})
 	if m.DebugAddr != "" {
 		stop, err := serveDebug(ctx, m.DebugAddr, m.log)

@@ -39,6 +39,9 @@ type Config struct {
 	Store     store.Store
 	StoreKind string
 	Version   string
+	// PublicURL, when set, is the origin agent cards advertise, for a
+	// storefront behind a proxy; otherwise each request's own host.
+	PublicURL string
 	Log       *slog.Logger
 }
 
@@ -67,7 +70,7 @@ func New(cfg Config) *Server {
 	limit := middleware.BodyLimit("1M")
 	e.Any("/mcp", mcpHandler, limit, s.publisher(""))
 	e.Any("/p/:publisher/mcp", mcpHandler, limit, s.publisher("publisher"))
-	a2aserver.Mount(e, a2aserver.Config{Agent: cfg.Agent, DefaultPublisher: cfg.DefaultPublisher, Version: cfg.Version, Log: cfg.Log}, limit, s.publisher)
+	a2aserver.Mount(e, a2aserver.Config{Agent: cfg.Agent, DefaultPublisher: cfg.DefaultPublisher, Version: cfg.Version, PublicURL: cfg.PublicURL, Log: cfg.Log}, limit, s.publisher)
 
 	if cfg.Admin != nil {
 		cfg.Admin.Mount(e)

@@ -1,0 +1,38 @@
+package app_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/storefront/storefront/app"
+	"github.com/storefront/storefront/internal/testenv"
+)
+
+func TestPublicURLFlag(t *testing.T) {
+	for _, bad := range []string{"seller.example", "ftp://seller.example", "https://", "https://seller.example/a2a", "https://seller.example?x=1", "https://user@seller.example"} {
+		m := app.NewMain()
+		m.Stderr = &strings.Builder{}
+		if err := m.ParseFlags([]string{"serve", "--public-url", bad}); err == nil || !strings.Contains(err.Error(), "--public-url") {
+			t.Errorf("--public-url %q: %v", bad, err)
+		}
+	}
+	env := testenv.Start(t, "--public-url", "https://seller.example:8443/")
+	for _, path := range []string{"/.well-known/agent-card.json", "/p/northwind/.well-known/agent-card.json"} {
+		resp, err := http.Get(env.BaseURL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var card map[string]any
+		err = json.NewDecoder(resp.Body).Decode(&card)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(card)
+		if !strings.Contains(string(b), `"https://seller.example:8443/`) || strings.Contains(string(b), "127.0.0.1") {
+			t.Errorf("%s does not advertise the public URL: %s", path, b)
+		}
+	}
+}
