@@ -23,11 +23,22 @@ import (
 
 // The console's browser tests drive headless Chromium against the real
 // binary. They skip when Chromium is not installed, except under CI=true,
-// where they fail: scripts/test.sh installs it. Each run rewrites the
-// screenshots in docs/screenshots.
+// where they fail: scripts/test.sh installs it. Each run writes a
+// screenshot of every console page into a folder: e2e/screenshots
+// (ignored by git), or the folder STOREFRONT_SCREENSHOTS names. The README's
+// pictures are refreshed with STOREFRONT_SCREENSHOTS=docs/screenshots.
 
 // screenshots is where the tests write the console's screenshots.
-var screenshots = filepath.Join("..", "docs", "screenshots")
+var screenshots = func() string {
+	if dir := os.Getenv("STOREFRONT_SCREENSHOTS"); dir != "" {
+		if filepath.IsAbs(dir) {
+			return dir
+		}
+		// Relative to the repository root, the directory tests run from.
+		return filepath.Join("..", dir)
+	}
+	return "screenshots"
+}()
 
 func chromiumPath(t *testing.T) string {
 	t.Helper()
@@ -195,7 +206,7 @@ func (b *browser) scrollTo(sel string) {
 	b.do(chromedp.Evaluate[chromedp.Void](`document.querySelector(` + js(sel) + `).scrollIntoView({block: "start"})`))
 }
 
-// screenshot writes the viewport, or the whole page, to docs/screenshots.
+// screenshot writes the viewport, or the whole page, into screenshots.
 func (b *browser) screenshot(name string, full bool) {
 	b.t.Helper()
 	b.do(chromedp.Evaluate[chromedp.Void](`document.activeElement && document.activeElement.blur()`))
