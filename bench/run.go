@@ -251,7 +251,7 @@ func Run(ctx context.Context, o RunOptions, stdout, stderr io.Writer) error {
 		defer floor.stop()
 		targets := []Target{{Name: "ceiling", URL: ceilURL}, {Name: "mcp-floor", URL: floorURL}, {Name: "storefront", URL: sf.mcp}}
 		if o.Peer != "" {
-			peer, peerURL, err := startPeer(ctx, o.Peer, sf.mcp, o.Fixture, tmp)
+			peer, peerURL, err := startPeer(ctx, o.Peer, sf.mcp, o.Fixture, tmp, stderr)
 			if err != nil {
 				return err
 			}
@@ -412,13 +412,19 @@ func runSoak(ctx context.Context, sf *storefront, c int, d time.Duration, reqs [
 
 // startPeer exports the storefront's catalogue for the Node peer and
 // starts it.
-func startPeer(ctx context.Context, dir, storefrontMCP string, f Fixture, tmp string) (*proc, string, error) {
+func startPeer(ctx context.Context, dir, storefrontMCP string, f Fixture, tmp string, progress io.Writer) (*proc, string, error) {
 	script := filepath.Join(dir, "server.mjs")
 	if _, err := os.Stat(script); err != nil {
 		return nil, "", fmt.Errorf("the Node peer is not at %s (run from the repository root, or pass -peer \"\" to skip it): %w", dir, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules")); err != nil {
-		return nil, "", fmt.Errorf("the Node peer's packages are not installed: run `npm ci --prefix %s` first", dir)
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@adcp", "sdk")); err != nil {
+		// Install the peer's pinned packages, as its README says, so a
+		// fresh clone runs the comparison in one command.
+		fmt.Fprintf(progress, "installing the Node peer's packages (npm ci --prefix %s)\n", dir)
+		npm := exec.CommandContext(ctx, "npm", "ci", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel=error")
+		if out, err := npm.CombinedOutput(); err != nil {
+			return nil, "", fmt.Errorf("installing the Node peer's packages with npm ci --prefix %s: %v\n%s(pass -peer \"\" to run without the peer)", dir, err, out)
+		}
 	}
 	cat := filepath.Join(tmp, "catalogue.json")
 	if err := ExportCatalogue(ctx, storefrontMCP, f, cat); err != nil {
