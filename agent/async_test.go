@@ -29,11 +29,11 @@ const (
 	otherAccount = `{"brand":{"domain":"otherbrand.example"},"operator":"other-operator.example","sandbox":true}`
 )
 
-// terminalResult is the storyboard's completion payload, compact, but for
-// the product description: the storyboard's names "Acme Outdoor", and the
-// demo rulebook's notes make "Acme" a confidential name, and the controller
-// refuses a result that names one.
-const terminalResult = `{"status":"completed","products":[{"product_id":"async_curated_trail_display","name":"Async curated trail display","description":"Curated display inventory for the fall trail campaign.","publisher_properties":[{"publisher_domain":"outdoormagazine.example","selection_type":"all"}],"channels":["display"],"delivery_type":"guaranteed","format_options":[{"format_option_id":"display_300x250","format_kind":"image","params":{"width":300,"height":250}}],"pricing_options":[{"pricing_option_id":"async_curated_trail_cpm","pricing_model":"cpm","currency":"USD","fixed_price":14}],"reporting_capabilities":{"available_reporting_frequencies":["daily"],"expected_delay_minutes":60,"timezone":"UTC","supports_webhooks":false,"available_metrics":["impressions","clicks","spend"],"date_range_support":"date_range"}}],"cache_scope":"public","context":{"correlation_id":"get_products_async--terminal_result"}}`
+// terminalResult is the storyboard's completion payload, compact. Its
+// description names "Acme Outdoor"; the demo rulebook's notes name "Acme
+// Retail Group", which stays confidential as a whole name without making
+// "Acme" alone one.
+const terminalResult = `{"status":"completed","products":[{"product_id":"async_curated_trail_display","name":"Async curated trail display","description":"Curated display inventory for the Acme Outdoor fall trail campaign.","publisher_properties":[{"publisher_domain":"outdoormagazine.example","selection_type":"all"}],"channels":["display"],"delivery_type":"guaranteed","format_options":[{"format_option_id":"display_300x250","format_kind":"image","params":{"width":300,"height":250}}],"pricing_options":[{"pricing_option_id":"async_curated_trail_cpm","pricing_model":"cpm","currency":"USD","fixed_price":14}],"reporting_capabilities":{"available_reporting_frequencies":["daily"],"expected_delay_minutes":60,"timezone":"UTC","supports_webhooks":false,"available_metrics":["impressions","clicks","spend"],"date_range_support":"date_range"}}],"cache_scope":"public","context":{"correlation_id":"get_products_async--terminal_result"}}`
 
 // hookReceiver is a loopback webhook endpoint: it answers the scripted
 // statuses in turn (then 200) and passes every request on.
