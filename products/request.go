@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/storefront/storefront/adcp"
 )
@@ -438,8 +440,30 @@ func decodePush(o object) *PushConfig {
 	return p
 }
 
+// maxIdentifier is the longest identifier a request may name.
+const maxIdentifier = 255
+
+// checkIdentifier refuses an identifier the storefront could not keep as
+// given: control characters (a NUL cannot be stored in PostgreSQL text, and
+// none has a place in an id) or more than maxIdentifier characters.
+func checkIdentifier(d *decoder, field, what, v string) {
+	if utf8.RuneCountInString(v) > maxIdentifier {
+		d.invalid(field, fmt.Sprintf("%s is longer than %d characters", what, maxIdentifier))
+		return
+	}
+	for _, r := range v {
+		if unicode.IsControl(r) {
+			d.invalid(field, what+" must not contain control characters")
+			return
+		}
+	}
+}
+
 func decodeBrand(o object) *BrandRef {
 	b := &BrandRef{Domain: o.str("domain"), BrandID: o.str("brand_id"), Industries: o.strList("industries")}
+	if b.BrandID != "" {
+		checkIdentifier(o.d, o.path+".brand_id", "brand_id", b.BrandID)
+	}
 	if b.Domain == "" {
 		o.d.invalid(o.path+".domain", "brand.domain is required")
 	} else if !adcp.IsDomain(b.Domain) {
@@ -456,6 +480,8 @@ func decodeAccount(o object) *AccountRef {
 		a.AccountID = o.str("account_id")
 		if a.AccountID == "" {
 			o.d.invalid("account.account_id", "account_id must not be empty")
+		} else {
+			checkIdentifier(o.d, "account.account_id", "account_id", a.AccountID)
 		}
 		return a
 	}

@@ -2,11 +2,13 @@ package pgstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/store"
@@ -48,9 +50,10 @@ type appender struct {
 // ledger.Next from the head it locked, copies its entries in and moves the
 // head, and the next batch sees the new head.
 //
-// If ctx ends while the entry waits for its batch, Append returns ctx's
-// error and the entry is not written. Once its batch has started, the
-// entry's fate is the batch's, and Append waits for it.
+// If ctx ends first, Append returns ctx's error at once. The entry is then
+// not written if its batch had not started, and may be if it had: a
+// decision recorded whose reply never left, never a reply without its
+// entry. A record the database refuses fails alone, not its batch.
 func (s *Store) Append(ctx context.Context, r ledger.Record) (_ ledger.Entry, err error) {
 	defer wrap(&err, "Append(%q)", r.Publisher)
 	if err := ctx.Err(); err != nil {
@@ -69,8 +72,15 @@ func (s *Store) Append(ctx context.Context, r ledger.Record) (_ ledger.Entry, er
 	if !running {
 		go s.flush(r.Publisher)
 	}
-	res := <-req.done
-	return res.entry, res.err
+	select {
+	case res := <-req.done:
+		return res.entry, res.err
+	case <-ctx.Done():
+		// The flusher skips entries whose caller has gone by the time
+		// their batch starts; one that had already started may still
+		// commit, and is then in the chain without a reply.
+		return ledger.Entry{}, ctx.Err()
+	}
 }
 
 // flush appends the publisher's queued entries batch by batch until the
@@ -104,6 +114,20 @@ func (s *Store) flush(publisher string) {
 			continue
 		}
 		entries, err := s.appendBatch(publisher, live)
+		if err != nil && len(live) > 1 && isDataError(err) {
+			// One record the database refuses must not fail the others
+			// that happened to share its batch: append them one by one,
+			// so only the bad one fails.
+			for _, req := range live {
+				e, err := s.appendBatch(publisher, []*appendReq{req})
+				if err != nil {
+					req.done <- appendResult{err: err}
+				} else {
+					req.done <- appendResult{entry: e[0]}
+				}
+			}
+			continue
+		}
 		for i, req := range live {
 			if err != nil {
 				req.done <- appendResult{err: err}
@@ -112,6 +136,18 @@ func (s *Store) flush(publisher string) {
 			}
 		}
 	}
+}
+
+// isDataError reports a failure caused by what a batch holds (a value
+// the database cannot store, a constraint) rather than by the database
+// being unreachable or the transaction being cut short.
+func isDataError(err error) bool {
+	var pg *pgconn.PgError
+	if !errors.As(err, &pg) {
+		return false
+	}
+	class := pg.Code[:2]
+	return class == "22" || class == "23"
 }
 
 // appendBatch writes one batch in one transaction.

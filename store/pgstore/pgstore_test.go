@@ -417,3 +417,36 @@ func TestAppendCancelledBeforeBatch(t *testing.T) {
 		t.Fatalf("Append for an unknown publisher = %v, want ErrNotFound", err)
 	}
 }
+
+// TestAppendBadRecordFailsAlone: a record the database cannot store (a NUL
+// in text) fails on its own; the appends that shared its batch succeed and
+// the chain stays whole.
+func TestAppendBadRecordFailsAlone(t *testing.T) {
+	s := pgtest.Open(t)
+	putPublishers(t, s, alpha)
+	ctx := t.Context()
+	const n = 200
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := record(alpha.ID, i)
+			if i == 77 {
+				r.Account = "id:evil\x00"
+			}
+			_, errs[i] = s.Append(ctx, r)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if (err != nil) != (i == 77) {
+			t.Errorf("append %d: %v", i, err)
+		}
+	}
+	length, err := verify(ctx, s, alpha.ID)
+	if err != nil || length != n-1 {
+		t.Fatalf("chain: %d entries, %v; want %d intact", length, err, n-1)
+	}
+}
