@@ -104,8 +104,9 @@ func refFilters(f Filters, geo []string) []refFilter {
 	return out
 }
 
-// refFind is the definition: it returns the ranked product ids and the
-// per-filter exclusion counts.
+// refFind is the definition, the linear Find the index replaced together
+// with the service's later removal of omitted products: it returns the
+// ranked product ids and the per-filter exclusion counts.
 func refFind(c *Catalogue, f Filters, geo []string, text string, curate bool, omit map[string]bool) ([]string, map[string]int) {
 	fs := refFilters(f, geo)
 	excluded := map[string]int{}
@@ -131,7 +132,7 @@ func refFind(c *Catalogue, f Filters, geo []string, text string, curate bool, om
 		if failures == 1 {
 			excluded[fs[failed].name]++
 		}
-		if failures > 0 || omit[e.p.ProductID] {
+		if failures > 0 {
 			continue
 		}
 		s := 0
@@ -157,9 +158,13 @@ func refFind(c *Catalogue, f Filters, geo []string, text string, curate bool, om
 		}
 		return kept[i].idx < kept[j].idx
 	})
+	// The buyer's omissions come off the ranked list last, as the
+	// service did before the catalogue was indexed.
 	var ids []string
 	for _, s := range kept {
-		ids = append(ids, s.e.p.ProductID)
+		if !omit[s.e.p.ProductID] {
+			ids = append(ids, s.e.p.ProductID)
+		}
 	}
 	return ids, excluded
 }

@@ -219,15 +219,24 @@ func (c *Catalogue) Any(f Filters, geo []string) bool {
 func (c *Catalogue) Find(f Filters, geo []string, text string, curate bool, omit map[string]bool) *Match {
 	m := &Match{Considered: len(c.entries), Excluded: map[string]int{}, terms: briefTerms(text), c: c}
 	pass := c.passing(c.filters(f, geo), m.Excluded)
-	for id := range omit {
-		if i, ok := c.index.byID[id]; ok {
-			pass.clear(i)
-		}
-	}
 	if len(m.terms) > 0 {
 		m.scored = c.score(pass, m.terms)
 	}
-	if curate && len(m.scored) > 0 {
+	// Whether to keep only relevant products is decided before the
+	// buyer's omissions: omitting every relevant product leaves none,
+	// rather than turning the answer into the irrelevant rest.
+	curated := curate && len(m.scored) > 0
+	if len(omit) > 0 {
+		m.scored = slices.DeleteFunc(m.scored, func(s scoredPos) bool {
+			return omit[c.entries[s.pos].p.ProductID]
+		})
+		for id := range omit {
+			if i, ok := c.index.byID[id]; ok {
+				pass.clear(i)
+			}
+		}
+	}
+	if curated {
 		m.Total = len(m.scored)
 		return m
 	}

@@ -269,3 +269,26 @@ func TestDenyTerms(t *testing.T) {
 		t.Errorf("a public phrase is on the deny-list")
 	}
 }
+
+// Omitting every product the brief is relevant to leaves nothing: the
+// answer does not fall back to products the brief has nothing to do with.
+func TestFindOmitRelevant(t *testing.T) {
+	c := newCatalogue(testCatalogue(), sanitize.New(nil))
+	all := c.Find(Filters{}, nil, "sports", true, nil)
+	relevant := map[string]bool{}
+	for _, e := range all.Page(0, all.Total) {
+		relevant[e.p.ProductID] = true
+	}
+	if len(relevant) == 0 || len(relevant) == len(testCatalogue()) {
+		t.Fatalf("the brief should match some products, not all: %v", relevant)
+	}
+	m := c.Find(Filters{}, nil, "sports", true, relevant)
+	if m.Total != 0 || len(m.Page(0, 10)) != 0 {
+		t.Errorf("with every relevant product omitted, got %d products", m.Total)
+	}
+	// Without curation the rest still come, in catalogue order.
+	m = c.Find(Filters{}, nil, "sports", false, relevant)
+	if m.Total != len(testCatalogue())-len(relevant) {
+		t.Errorf("uncurated: %d products, want %d", m.Total, len(testCatalogue())-len(relevant))
+	}
+}
