@@ -10,12 +10,24 @@ import (
 	"github.com/storefront/storefront/internal/testenv"
 )
 
-func TestPublicURLFlag(t *testing.T) {
+func TestAddressFlags(t *testing.T) {
 	for _, bad := range []string{"seller.example", "ftp://seller.example", "https://", "https://seller.example/a2a", "https://seller.example?x=1", "https://user@seller.example"} {
 		m := app.NewMain()
 		m.Stderr = &strings.Builder{}
 		if err := m.ParseFlags([]string{"serve", "--public-url", bad}); err == nil || !strings.Contains(err.Error(), "--public-url") {
 			t.Errorf("--public-url %q: %v", bad, err)
+		}
+	}
+	for _, bad := range []string{":6060", "0.0.0.0:6060", "10.0.0.5:6060", "example.com:6060", "6060"} {
+		m := app.NewMain()
+		m.Stderr = &strings.Builder{}
+		if err := m.ParseFlags([]string{"serve", "--debug-addr", bad}); err == nil || !strings.Contains(err.Error(), "--debug-addr") {
+			t.Errorf("--debug-addr %q: %v", bad, err)
+		}
+	}
+	for _, good := range []string{"127.0.0.1:6060", "[::1]:6060", "localhost:0"} {
+		if err := app.NewMain().ParseFlags([]string{"serve", "--debug-addr", good}); err != nil {
+			t.Errorf("--debug-addr %q: %v", good, err)
 		}
 	}
 	env := testenv.Start(t, "--public-url", "https://seller.example:8443/")

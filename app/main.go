@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -169,7 +170,29 @@ func (m *Main) ParseFlags(args []string) error {
 			return fmt.Errorf("--public-url: %w", err)
 		}
 	}
+	if m.DebugAddr != "" {
+		if err := checkLoopback(m.DebugAddr); err != nil {
+			return fmt.Errorf("--debug-addr: %w", err)
+		}
+	}
 	return nil
+}
+
+// checkLoopback accepts only a loopback listening address: the debug
+// endpoints have no authentication, and pprof shows the command line,
+// database URL included. Reach them from elsewhere through a tunnel.
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port", addr)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("%q is not a loopback address: the debug endpoints are unauthenticated, so they listen on 127.0.0.1 or ::1 only", addr)
 }
 
 // checkOrigin accepts an http or https origin: scheme and host, with an

@@ -20,6 +20,10 @@ type Target struct {
 	// Handshake runs the MCP initialize exchange once per connection
 	// before calls, for servers that keep sessions.
 	Handshake bool
+	// CheckArms counts an answer whose arm is not the one the mix expects
+	// for its request as wrong. The peer is exempt: AdCP 3.0, which it
+	// speaks, has no rejected arm.
+	CheckArms bool
 }
 
 // LoadOptions says how hard and how long to drive a target.
@@ -35,13 +39,16 @@ type LoadOptions struct {
 
 // Stats is what one load run measured.
 type Stats struct {
-	Target      string           `json:"target"`
-	Concurrency int              `json:"concurrency"`
-	Seconds     float64          `json:"seconds"`
-	Requests    int64            `json:"requests"`
-	Errors      int64            `json:"errors"`
-	Arms        map[string]int64 `json:"arms"`
-	RPS         float64          `json:"rps"`
+	Target      string  `json:"target"`
+	Concurrency int     `json:"concurrency"`
+	Seconds     float64 `json:"seconds"`
+	Requests    int64   `json:"requests"`
+	Errors      int64   `json:"errors"`
+	// Wrong counts answers of another arm than the mix expects, for
+	// targets that check arms.
+	Wrong int64            `json:"wrong_arm"`
+	Arms  map[string]int64 `json:"arms"`
+	RPS   float64          `json:"rps"`
 	// Latencies in milliseconds.
 	P50        float64 `json:"p50_ms"`
 	P90        float64 `json:"p90_ms"`
@@ -80,6 +87,7 @@ type worker struct {
 	lat      []time.Duration
 	arms     map[string]int64
 	errors   int64
+	wrong    int64
 	firstErr string
 }
 
@@ -115,7 +123,8 @@ func phase(ctx context.Context, t Target, o LoadOptions, clients []*Client, d ti
 				if err == nil {
 					arm = Arm(raw)
 				}
-				if arm == "error" {
+				switch {
+				case arm == "error":
 					w.errors++
 					if w.firstErr == "" {
 						if err != nil {
@@ -123,6 +132,11 @@ func phase(ctx context.Context, t Target, o LoadOptions, clients []*Client, d ti
 						} else {
 							w.firstErr = truncate(raw, 300)
 						}
+					}
+				case t.CheckArms && arm != req.Arm:
+					w.wrong++
+					if w.firstErr == "" {
+						w.firstErr = fmt.Sprintf("%q answered %s, want %s: %s", req.Name, arm, req.Arm, truncate(raw, 300))
 					}
 				}
 				w.arms[arm]++
@@ -136,12 +150,14 @@ func phase(ctx context.Context, t Target, o LoadOptions, clients []*Client, d ti
 	timer := time.NewTimer(d)
 	var lastN, lastSum int64
 	last := start
+	timedOut := false
 loop:
 	for {
 		select {
 		case <-ctx.Done():
 			break loop
 		case <-timer.C:
+			timedOut = true
 			break loop
 		case now := <-ticker.C:
 			if progress == nil {
@@ -160,15 +176,19 @@ loop:
 	ticker.Stop()
 	stop.Store(true)
 	elapsed := time.Since(start)
-	wg.Wait()
-	if err := ctx.Err(); err != nil && !stop.Load() {
-		return Stats{}, err
+	if !timedOut {
+		// Interrupted: the figures would be partial, so there are none.
+		cancel()
+		wg.Wait()
+		return Stats{}, ctx.Err()
 	}
+	wg.Wait()
 	s := Stats{Target: t.Name, Concurrency: len(clients), Seconds: elapsed.Seconds(), Arms: map[string]int64{}}
 	var all []time.Duration
 	for _, w := range work {
 		all = append(all, w.lat...)
 		s.Errors += w.errors
+		s.Wrong += w.wrong
 		for k, v := range w.arms {
 			s.Arms[k] += v
 		}

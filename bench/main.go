@@ -22,7 +22,7 @@ func Main(ctx context.Context, command string, args []string, stdout, stderr io.
 		conc := fs.Int("concurrency", 64, "concurrent callers")
 		dur := fs.Duration("duration", 10*time.Second, "how long to measure")
 		warm := fs.Duration("warmup", 2*time.Second, "unmeasured load first")
-		version := fs.String("adcp-version", "", "adcp_version to pin in every request (default: none, the server's default)")
+		version := fs.String("adcp-version", "3.2-beta.5", "adcp_version to pin in every request; empty for none (the server's default, under which declines are errors, not the rejected arm)")
 		handshake := fs.Bool("handshake", true, "run the MCP initialize exchange on each connection first")
 		asJSON := fs.Bool("json", false, "print the result as JSON")
 		if err := parse(fs, args); err != nil {
@@ -31,7 +31,7 @@ func Main(ctx context.Context, command string, args []string, stdout, stderr io.
 		reqs := Mix(*version)
 		fmt.Fprintf(stderr, "driving %s: concurrency %d for %s after %s warm-up, %d%% completed / %d%% rejected briefs\n",
 			*url, *conc, *dur, *warm, share(reqs, "completed"), share(reqs, "rejected"))
-		s, err := Load(ctx, Target{Name: "storefront", URL: *url, Handshake: *handshake},
+		s, err := Load(ctx, Target{Name: "storefront", URL: *url, Handshake: *handshake, CheckArms: *version != ""},
 			LoadOptions{Concurrency: *conc, Duration: *dur, Warmup: *warm, Requests: reqs, Progress: stderr})
 		if err != nil {
 			return err
@@ -40,8 +40,8 @@ func Main(ctx context.Context, command string, args []string, stdout, stderr io.
 			return json.NewEncoder(stdout).Encode(s)
 		}
 		fmt.Fprintln(stdout, s.Line())
-		if s.Errors > 0 {
-			return fmt.Errorf("%d of %d calls failed; the first: %s", s.Errors, s.Requests, s.FirstError)
+		if s.Errors > 0 || s.Wrong > 0 {
+			return fmt.Errorf("%d of %d calls failed and %d answered another arm than expected; the first: %s", s.Errors, s.Requests, s.Wrong, s.FirstError)
 		}
 		return nil
 	case "bench ceiling", "bench mcp-floor":
@@ -90,8 +90,12 @@ func share(reqs []Request, arm string) int {
 
 // Line is a one-line summary of s.
 func (s Stats) Line() string {
-	return fmt.Sprintf("%-10s c=%-4d %9.0f req/s  p50 %7.2f ms  p90 %7.2f ms  p99 %7.2f ms  max %8.2f ms  %d calls (%s), %d errors",
-		s.Target, s.Concurrency, s.RPS, s.P50, s.P90, s.P99, s.Max, s.Requests, armList(s.Arms), s.Errors)
+	wrong := ""
+	if s.Wrong > 0 {
+		wrong = fmt.Sprintf(", %d of the wrong arm", s.Wrong)
+	}
+	return fmt.Sprintf("%-10s c=%-4d %9.0f req/s  p50 %7.2f ms  p90 %7.2f ms  p99 %7.2f ms  max %8.2f ms  %d calls (%s), %d errors%s",
+		s.Target, s.Concurrency, s.RPS, s.P50, s.P90, s.P99, s.Max, s.Requests, armList(s.Arms), s.Errors, wrong)
 }
 
 func armList(m map[string]int64) string {

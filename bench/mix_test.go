@@ -61,7 +61,29 @@ func TestMixAgainstTheStorefront(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Errors != 0 || s.Arms["completed"] == 0 || s.Arms["rejected"] == 0 {
+	if s.Errors != 0 || s.Wrong != 0 || s.Arms["completed"] == 0 || s.Arms["rejected"] == 0 {
 		t.Fatalf("floor load: %+v", s)
+	}
+	// An answer of another arm than the mix expects is counted as wrong.
+	swapped := bench.Mix("3.2-beta.5")
+	for i := range swapped {
+		if swapped[i].Arm == "rejected" {
+			swapped[i].Arm = "completed"
+		}
+	}
+	s, err = bench.Load(context.Background(), bench.Target{Name: "ceiling", URL: srv.URL, CheckArms: true},
+		bench.LoadOptions{Concurrency: 2, Duration: 200 * time.Millisecond, Requests: swapped})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Wrong == 0 || s.Wrong != s.Arms["rejected"] {
+		t.Fatalf("wrong arms not counted: %+v", s)
+	}
+	// A cancelled run reports its context's error, not partial figures.
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+	if _, err := bench.Load(ctx, bench.Target{Name: "ceiling", URL: srv.URL},
+		bench.LoadOptions{Concurrency: 2, Duration: 10 * time.Second, Requests: bench.Mix("3.2-beta.5")}); err != context.Canceled {
+		t.Fatalf("cancelled load = %v, want context.Canceled", err)
 	}
 }

@@ -62,7 +62,8 @@ func (t *tail) String() string {
 func start(ctx context.Context, name, mark string, env []string, bin string, args ...string) (*proc, string, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
-	t := &tail{mark: mark, ready: make(chan string, 1)}
+	ready := make(chan string, 1)
+	t := &tail{mark: mark, ready: ready}
 	cmd.Stdout, cmd.Stderr = t, t
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -74,7 +75,7 @@ func start(ctx context.Context, name, mark string, env []string, bin string, arg
 		return p, "", nil
 	}
 	select {
-	case url := <-t.ready:
+	case url := <-ready:
 		return p, url, nil
 	case <-p.done:
 		return nil, "", fmt.Errorf("%s exited before it was ready (%v):\n%s", name, p.err, t)
@@ -128,7 +129,8 @@ func waitHealthy(ctx context.Context, p *proc, base string) error {
 			return ctx.Err()
 		default:
 		}
-		resp, err := http.Get(base + "/healthz")
+		hc := http.Client{Timeout: 2 * time.Second}
+		resp, err := hc.Get(base + "/healthz")
 		if err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()

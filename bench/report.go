@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -51,13 +52,21 @@ func Evaluate(r *Report) []TargetResult {
 	sf, okS := r.at("storefront", r.Headline)
 	ceil, okC := r.at("ceiling", r.Headline)
 	peer, okP := r.at("peer", r.Headline)
+	clean := func(s ...Stats) bool {
+		for _, x := range s {
+			if x.Errors > 0 || x.Wrong > 0 {
+				return false
+			}
+		}
+		return true
+	}
 	if okS && okC && ceil.RPS > 0 {
 		ratio := sf.RPS / ceil.RPS
 		add("throughput vs ceiling", fmt.Sprintf("≥ %.1f× the ceiling at c=%d", minCeilingShare, r.Headline), true,
-			fmt.Sprintf("%.2f× (%.0f vs %.0f req/s)", ratio, sf.RPS, ceil.RPS), ratio >= minCeilingShare)
+			fmt.Sprintf("%.2f× (%.0f vs %.0f req/s)", ratio, sf.RPS, ceil.RPS), ratio >= minCeilingShare && clean(sf, ceil))
 		p99 := sf.P99 / ceil.P99
 		add("p99 vs ceiling", fmt.Sprintf("≤ %.0f× the ceiling's p99 at c=%d (%s)", maxP99Multiple, r.Headline, r.Fixture), true,
-			fmt.Sprintf("%.2f× (%.1f vs %.1f ms)", p99, sf.P99, ceil.P99), p99 <= maxP99Multiple)
+			fmt.Sprintf("%.2f× (%.1f vs %.1f ms)", p99, sf.P99, ceil.P99), p99 <= maxP99Multiple && clean(sf, ceil))
 	} else {
 		add("throughput vs ceiling", fmt.Sprintf("≥ %.1f× the ceiling", minCeilingShare), false, "not measured", false)
 		add("p99 vs ceiling", fmt.Sprintf("≤ %.0f× the ceiling's p99", maxP99Multiple), false, "not measured", false)
@@ -65,7 +74,7 @@ func Evaluate(r *Report) []TargetResult {
 	if okS && okP && peer.RPS > 0 {
 		ratio := sf.RPS / peer.RPS
 		add("throughput vs Node peer", fmt.Sprintf("≥ %.0f× the peer at c=%d", minPeerMultiple, r.Headline), true,
-			fmt.Sprintf("%.1f× (%.0f vs %.0f req/s)", ratio, sf.RPS, peer.RPS), ratio >= minPeerMultiple)
+			fmt.Sprintf("%.1f× (%.0f vs %.0f req/s)", ratio, sf.RPS, peer.RPS), ratio >= minPeerMultiple && clean(sf, peer))
 	} else {
 		add("throughput vs Node peer", fmt.Sprintf("≥ %.0f× the peer", minPeerMultiple), false, "not measured", false)
 	}
@@ -79,7 +88,7 @@ func Evaluate(r *Report) []TargetResult {
 		chain := map[bool]string{true: "verified", false: "NOT verified"}[pg.Verified]
 		add("PostgreSQL decisions over MCP", fmt.Sprintf("≥ %.0f decisions/s with the ledger verified", minPGDecisions), true,
 			fmt.Sprintf("%.0f/s, %d entries, chain %s", pg.Stats.RPS, pg.LedgerEntries, chain),
-			pg.Stats.RPS >= minPGDecisions && pg.Verified && pg.Stats.Errors == 0)
+			pg.Stats.RPS >= minPGDecisions && pg.Verified && clean(pg.Stats))
 		add("PostgreSQL ledger appends", fmt.Sprintf("≥ %.0f appends/s, chain verified", minPGDecisions), true,
 			fmt.Sprintf("%.0f/s, chain %s", pg.Appends, chain), pg.Appends >= minPGDecisions && pg.Verified)
 	} else {
@@ -90,7 +99,7 @@ func Evaluate(r *Report) []TargetResult {
 		limit := math.Max(early*(1+maxSoakGrowth), early+soakSlackMiB)
 		first, last := s.Heap[0].HeapMiB, s.Heap[len(s.Heap)-1].HeapMiB
 		add("memory over a soak", fmt.Sprintf("live heap flat: the later half's mean ≤ %.0f%% (or %.0f MiB) above the earlier half's, after the first minute", maxSoakGrowth*100, soakSlackMiB), true,
-			fmt.Sprintf("%.1f MiB at the start, %.1f at the end; halves %.1f → %.1f MiB over %.0f s at c=%d", first, last, early, late, s.Seconds, s.Stats.Concurrency), late <= limit)
+			fmt.Sprintf("%.1f MiB at the start, %.1f at the end; halves %.1f → %.1f MiB over %.0f s at c=%d", first, last, early, late, s.Seconds, s.Stats.Concurrency), late <= limit && clean(s.Stats))
 	} else {
 		add("memory over a soak", "flat live heap", false, "not measured", false)
 	}
@@ -172,9 +181,13 @@ func Tables(r *Report) string {
 			r.Headline, fl.RPS, fl.RPS/ce.RPS, fl.P99, fl.P99/ce.P99, sf.RPS/fl.RPS, sf.P99/fl.P99)
 	}
 	if len(r.Curve) > 0 {
-		p("\n### Latency against load (in-memory store)\n\n| Target | Concurrency | req/s | p50 ms | p90 ms | p99 ms | max ms | Calls | Errors |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		p("\n### Latency against load (in-memory store)\n\n| Target | Concurrency | req/s | p50 ms | p90 ms | p99 ms | max ms | Calls | Errors | Wrong arm |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, s := range r.Curve {
-			p("| %s | %d | %.0f | %.2f | %.2f | %.2f | %.2f | %d | %d |\n", s.Target, s.Concurrency, s.RPS, s.P50, s.P90, s.P99, s.Max, s.Requests, s.Errors)
+			wrong := "n/a"
+			if s.Target != "peer" {
+				wrong = strconv.FormatInt(s.Wrong, 10)
+			}
+			p("| %s | %d | %.0f | %.2f | %.2f | %.2f | %.2f | %d | %d | %s |\n", s.Target, s.Concurrency, s.RPS, s.P50, s.P90, s.P99, s.Max, s.Requests, s.Errors, wrong)
 		}
 		for _, name := range []string{"storefront", "peer"} {
 			if s, ok := r.at(name, r.Headline); ok {

@@ -84,6 +84,7 @@ func parseRun(fs *flag.FlagSet, args []string) (RunOptions, error) {
 	if o.ScreenTerms, err = intList(*terms); err != nil {
 		return o, fmt.Errorf("-screen-terms: %w", err)
 	}
+	slices.Sort(o.ScreenTerms)
 	for _, s := range strings.Split(*stores, ",") {
 		switch s = strings.TrimSpace(s); s {
 		case "memory", "postgres":
@@ -212,8 +213,8 @@ func Run(ctx context.Context, o RunOptions, stdout, stderr io.Writer) error {
 			return s, err
 		}
 		say("%s", s.Line())
-		if s.Errors > 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s at c=%d: %d errors, the first: %s", s.Target, c, s.Errors, s.FirstError))
+		if s.Errors > 0 || s.Wrong > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("%s at c=%d: %d errors and %d answers of the wrong arm; the first: %s", s.Target, c, s.Errors, s.Wrong, s.FirstError))
 		}
 		return s, nil
 	}
@@ -249,7 +250,7 @@ func Run(ctx context.Context, o RunOptions, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer floor.stop()
-		targets := []Target{{Name: "ceiling", URL: ceilURL}, {Name: "mcp-floor", URL: floorURL}, {Name: "storefront", URL: sf.mcp}}
+		targets := []Target{{Name: "ceiling", URL: ceilURL, CheckArms: true}, {Name: "mcp-floor", URL: floorURL, CheckArms: true}, {Name: "storefront", URL: sf.mcp, CheckArms: true}}
 		if o.Peer != "" {
 			peer, peerURL, err := startPeer(ctx, o.Peer, sf.mcp, o.Fixture, tmp, stderr)
 			if err != nil {
@@ -395,7 +396,7 @@ func runSoak(ctx context.Context, sf *storefront, c int, d time.Duration, reqs [
 			}
 		}
 	}()
-	s, err := Load(ctx, Target{Name: "storefront", URL: sf.mcp}, LoadOptions{Concurrency: c, Duration: d, Requests: reqs, Progress: progress})
+	s, err := Load(ctx, Target{Name: "storefront", URL: sf.mcp, CheckArms: true}, LoadOptions{Concurrency: c, Duration: d, Requests: reqs, Progress: progress})
 	close(stop)
 	if e := <-sampled; err == nil {
 		err = e
@@ -458,7 +459,7 @@ func runPostgres(ctx context.Context, bin string, o RunOptions, reqs []Request, 
 	if err != nil {
 		return nil, err
 	}
-	s, err := Load(ctx, Target{Name: "storefront", URL: sf.mcp}, LoadOptions{Concurrency: o.Headline, Duration: o.Duration, Warmup: o.Warmup, Requests: reqs, Progress: progress})
+	s, err := Load(ctx, Target{Name: "storefront", URL: sf.mcp, CheckArms: true}, LoadOptions{Concurrency: o.Headline, Duration: o.Duration, Warmup: o.Warmup, Requests: reqs, Progress: progress})
 	sf.stop()
 	if err != nil {
 		return nil, err
@@ -559,7 +560,7 @@ func runScaling(ctx context.Context, bin string, o RunOptions, reqs []Request, p
 				drop()
 				return nil, err
 			}
-			s, err := Load(ctx, Target{Name: "storefront", URL: sf.mcp}, LoadOptions{Concurrency: o.Headline, Duration: o.Duration, Warmup: o.Warmup, Requests: reqs, Progress: progress})
+			s, err := Load(ctx, Target{Name: "storefront", URL: sf.mcp, CheckArms: true}, LoadOptions{Concurrency: o.Headline, Duration: o.Duration, Warmup: o.Warmup, Requests: reqs, Progress: progress})
 			heap := 0.0
 			if err == nil {
 				heap, err = sf.heap(ctx)
