@@ -164,6 +164,8 @@ func Verify(ctx context.Context, s store.Store, publisher string, progress func(
 		err = s.WalkLedger(ctx, publisher, check)
 	}
 	res.Checked = v.Checked()
+	// Decisions appended while the walk ran may have been walked too.
+	res.Total = max(res.Total, max(res.From, 1)+res.Checked-1)
 	var b *ledger.Break
 	switch {
 	case errors.As(err, &b):
