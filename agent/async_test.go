@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/storefront/storefront/internal/kittest"
 	"github.com/storefront/storefront/internal/spectest"
 	"github.com/storefront/storefront/internal/testenv"
 )
@@ -95,38 +96,39 @@ func members(t *testing.T, b []byte) map[string]json.RawMessage {
 // one with push, returning the submitted answer.
 func submit(t *testing.T, cs *mcp.ClientSession, taskID, push string) map[string]any {
 	t.Helper()
-	mustSucceed(t, controlRaw(t, cs, `{"adcp_version":"3.2-beta.5","scenario":"force_get_products_arm","params":{"arm":"submitted","task_id":"`+taskID+`"},"account":`+acmeAccount+`}`))
+	kittest.MustSucceed(t, kittest.ControlRaw(t, cs, `{"adcp_version":"3.2-beta.5","scenario":"force_get_products_arm","params":{"arm":"submitted","task_id":"`+taskID+`"},"account":`+acmeAccount+`}`))
 	args := `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"Curate display and video inventory for an Acme Outdoor fall trail campaign.","pagination":{"max_results":5},"account":` + acmeAccount
 	if push != "" {
 		args += `,"push_notification_config":` + push
 	}
-	return getProducts(t, cs, args+`}`)
+	return kittest.GetProducts(t, cs, args+`}`)
 }
 
 // complete runs force_task_completion and returns the controller answer.
 func complete(t *testing.T, cs *mcp.ClientSession, taskID, result string) map[string]any {
 	t.Helper()
-	return controlRaw(t, cs, `{"adcp_version":"3.2-beta.5","scenario":"force_task_completion","params":{"task_id":"`+taskID+`","result":`+result+`},"account":`+acmeAccount+`,"context":{"correlation_id":"complete"}}`)
+	return kittest.ControlRaw(t, cs, `{"adcp_version":"3.2-beta.5","scenario":"force_task_completion","params":{"task_id":"`+taskID+`","result":`+result+`},"account":`+acmeAccount+`,"context":{"correlation_id":"complete"}}`)
 }
 
 // TestAsyncGetProducts walks the media_buy_seller/get_products_async
 // storyboard with a real MCP client and a loopback webhook receiver.
 func TestAsyncGetProducts(t *testing.T) {
 	env := testenv.Start(t, "--sandbox")
-	cs := connect(t, env.BaseURL, kit)
+	cs := kittest.Connect(t, env.BaseURL, kittest.Kit)
 	hooks := newHookReceiver(t)
 	const taskID = "task_async_products_acme_q3"
 
-	m := controlRaw(t, cs, `{"adcp_version":"3.2-beta.5","scenario":"force_get_products_arm","params":{"arm":"submitted","task_id":"`+taskID+`","message":"Custom product curation queued; typical turnaround 10 minutes"},"account":`+acmeAccount+`,"context":{"correlation_id":"get_products_async--force_submitted"}}`)
-	mustSucceed(t, m)
+	m := kittest.ControlRaw(t, cs, `{"adcp_version":"3.2-beta.5","scenario":"force_get_products_arm","params":{"arm":"submitted","task_id":"`+taskID+`","message":"Custom product curation queued; typical turnaround 10 minutes"},"account":`+acmeAccount+`,"context":{"correlation_id":"get_products_async--force_submitted"}}`)
+	kittest.MustSucceed(t, m)
 	if diff := cmp.Diff(map[string]any{"arm": "submitted", "task_id": taskID}, m["forced"]); diff != "" {
 		t.Errorf("forced (-want +got):\n%s", diff)
 	}
 
-	sub := getProducts(t, cs, `{"adcp_version":"3.2-beta.5","idempotency_key":"5f0b7c1e-3d2a-4c57-9a44-2f1e0c9b8d71","buying_mode":"brief",`+
+	sub := kittest.GetProducts(t, cs, `{"adcp_version":"3.2-beta.5","idempotency_key":"5f0b7c1e-3d2a-4c57-9a44-2f1e0c9b8d71","buying_mode":"brief",`+
 		`"brief":"Curate display and video inventory for an Acme Outdoor fall trail campaign.","pagination":{"max_results":5},"account":`+acmeAccount+`,`+
 		`"push_notification_config":{"url":"`+hooks.URL+`/hooks/get_products","operation_id":"op_get_products_async_terminal"},"context":{"correlation_id":"get_products_async--get_products_submitted"}}`)
-	wantStatus(t, sub, "submitted")
+
+	kittest.WantStatus(t, sub, "submitted")
 	if sub["task_id"] != taskID {
 		t.Errorf("task_id = %v, want %s", sub["task_id"], taskID)
 	}
@@ -138,14 +140,14 @@ func TestAsyncGetProducts(t *testing.T) {
 
 	status := func(t *testing.T, tool, args string) (bool, []byte) {
 		t.Helper()
-		res, payload := call(t, cs, tool, args)
+		res, payload := kittest.Call(t, cs, tool, args)
 		spectest.Validate(t, "protocol/get-task-status-response.json", payload)
 		return res.IsError, payload
 	}
 
 	t.Run("get_task_status while submitted", func(t *testing.T) {
 		isError, payload := status(t, "get_task_status", `{"task_id":"`+taskID+`","include_result":true,"account":`+acmeAccount+`,"context":{"correlation_id":"poll-1"}}`)
-		m := decode(t, payload)
+		m := kittest.Decode(t, payload)
 		if isError || m["status"] != "submitted" || m["task_id"] != taskID || m["task_type"] != "get_products" || m["protocol"] != "media-buy" {
 			t.Errorf("get_task_status = %s, want the submitted get_products task", payload)
 		}
@@ -171,22 +173,22 @@ func TestAsyncGetProducts(t *testing.T) {
 			want              int
 			applied           []any
 		}{
-			{"by id, type and webhook", kit, `{"account":` + acmeAccount + `,"filters":{"task_ids":["` + taskID + `"],"task_type":"get_products","has_webhook":true},"pagination":{"max_results":1}}`, 1, []any{"task_ids", "task_type", "has_webhook"}},
-			{"without a webhook", kit, `{"account":` + acmeAccount + `,"filters":{"has_webhook":false}}`, 0, []any{"has_webhook"}},
-			{"by status", kit, `{"account":` + acmeAccount + `,"filters":{"statuses":["submitted"]}}`, 1, []any{"statuses"}},
-			{"another account", kit, `{"account":` + otherAccount + `,"filters":{"task_ids":["` + taskID + `"],"task_type":"get_products"},"pagination":{"max_results":1}}`, 0, []any{"task_ids", "task_type"}},
-			{"no account", kit, `{"filters":{"task_ids":["` + taskID + `"]}}`, 0, []any{"task_ids"}},
-			{"another principal", otherKit, `{"account":` + acmeAccount + `,"filters":{"task_ids":["` + taskID + `"]}}`, 0, []any{"task_ids"}},
+			{"by id, type and webhook", kittest.Kit, `{"account":` + acmeAccount + `,"filters":{"task_ids":["` + taskID + `"],"task_type":"get_products","has_webhook":true},"pagination":{"max_results":1}}`, 1, []any{"task_ids", "task_type", "has_webhook"}},
+			{"without a webhook", kittest.Kit, `{"account":` + acmeAccount + `,"filters":{"has_webhook":false}}`, 0, []any{"has_webhook"}},
+			{"by status", kittest.Kit, `{"account":` + acmeAccount + `,"filters":{"statuses":["submitted"]}}`, 1, []any{"statuses"}},
+			{"another account", kittest.Kit, `{"account":` + otherAccount + `,"filters":{"task_ids":["` + taskID + `"],"task_type":"get_products"},"pagination":{"max_results":1}}`, 0, []any{"task_ids", "task_type"}},
+			{"no account", kittest.Kit, `{"filters":{"task_ids":["` + taskID + `"]}}`, 0, []any{"task_ids"}},
+			{"another principal", kittest.OtherKit, `{"account":` + acmeAccount + `,"filters":{"task_ids":["` + taskID + `"]}}`, 0, []any{"task_ids"}},
 		} {
 			t.Run(test.name, func(t *testing.T) {
 				caller := cs
-				if test.token != kit {
-					caller = connect(t, env.BaseURL, test.token)
+				if test.token != kittest.Kit {
+					caller = kittest.Connect(t, env.BaseURL, test.token)
 				}
 				for _, tool := range []string{"list_tasks", "tasks/list"} {
-					res, payload := call(t, caller, tool, test.args)
+					res, payload := kittest.Call(t, caller, tool, test.args)
 					spectest.Validate(t, "protocol/list-tasks-response.json", payload)
-					m := decode(t, payload)
+					m := kittest.Decode(t, payload)
 					q := m["query_summary"].(map[string]any)
 					tasks := m["tasks"].([]any)
 					if res.IsError || q["total_matching"] != float64(test.want) || q["returned"] != float64(test.want) || len(tasks) != test.want {
@@ -212,21 +214,21 @@ func TestAsyncGetProducts(t *testing.T) {
 	t.Run("get_task_status is owner-scoped", func(t *testing.T) {
 		var answers []map[string]any
 		for _, test := range []struct{ token, args string }{
-			{kit, `{"task_id":"` + taskID + `","include_result":true,"account":` + otherAccount + `}`},
-			{kit, `{"task_id":"` + taskID + `","include_result":true}`},
-			{otherKit, `{"task_id":"` + taskID + `","include_result":true,"account":` + acmeAccount + `}`},
+			{kittest.Kit, `{"task_id":"` + taskID + `","include_result":true,"account":` + otherAccount + `}`},
+			{kittest.Kit, `{"task_id":"` + taskID + `","include_result":true}`},
+			{kittest.OtherKit, `{"task_id":"` + taskID + `","include_result":true,"account":` + acmeAccount + `}`},
 			{env.BuyerToken, `{"task_id":"` + taskID + `","include_result":true,"account":` + acmeAccount + `}`},
-			{kit, `{"task_id":"no_such_task","include_result":true,"account":` + acmeAccount + `}`},
+			{kittest.Kit, `{"task_id":"no_such_task","include_result":true,"account":` + acmeAccount + `}`},
 		} {
-			res, payload := call(t, connect(t, env.BaseURL, test.token), "get_task_status", test.args)
-			m := decode(t, payload)
+			res, payload := kittest.Call(t, kittest.Connect(t, env.BaseURL, test.token), "get_task_status", test.args)
+			m := kittest.Decode(t, payload)
 			e, _ := m["adcp_error"].(map[string]any)
 			if !res.IsError || m["status"] != "failed" || e["code"] != "REFERENCE_NOT_FOUND" {
 				t.Errorf("get_task_status(%s) = %s, want REFERENCE_NOT_FOUND", test.args, payload)
 			}
 			// get-task-status-response.json describes a task; a lookup
 			// that finds none is the error arm, whose error is core/error.json.
-			spectest.Validate(t, "core/error.json", []byte(jsonOf(t, e)))
+			spectest.Validate(t, "core/error.json", []byte(kittest.JSONOf(t, e)))
 			answers = append(answers, e)
 		}
 		for _, a := range answers[1:] {
@@ -238,7 +240,7 @@ func TestAsyncGetProducts(t *testing.T) {
 
 	t.Run("completion", func(t *testing.T) {
 		m := complete(t, cs, taskID, terminalResult)
-		mustSucceed(t, m)
+		kittest.MustSucceed(t, m)
 		if m["previous_state"] != "submitted" || m["current_state"] != "completed" {
 			t.Errorf("transition = %v -> %v, want submitted -> completed", m["previous_state"], m["current_state"])
 		}
@@ -295,7 +297,7 @@ func TestAsyncGetProducts(t *testing.T) {
 // buyer's authentication, and reports a rejected ending too.
 func TestAsyncWebhookDelivery(t *testing.T) {
 	env := testenv.Start(t, "--sandbox")
-	cs := connect(t, env.BaseURL, kit)
+	cs := kittest.Connect(t, env.BaseURL, kittest.Kit)
 	const secret = "whsec-0123456789abcdef0123456789abcdef"
 	const rejected = `{"status":"rejected","reason":"The fall trail package is sold out.","suggestions":["Move the flight to November."],"context":{"correlation_id":"terminal-rejected"}}`
 	for _, test := range []struct {
@@ -341,9 +343,9 @@ func TestAsyncWebhookDelivery(t *testing.T) {
 			hooks := newHookReceiver(t, test.statuses...)
 			taskID := "task_" + strings.NewReplacer(" ", "_", "-", "_").Replace(test.name)
 			sub := submit(t, cs, taskID, `{"url":"`+hooks.URL+`/hook","operation_id":"op_`+taskID+`"`+test.auth+`}`)
-			wantStatus(t, sub, "submitted")
+			kittest.WantStatus(t, sub, "submitted")
 			m := complete(t, cs, taskID, test.result)
-			mustSucceed(t, m)
+			kittest.MustSucceed(t, m)
 			var want struct{ Status string }
 			_ = json.Unmarshal([]byte(test.result), &want)
 			if m["current_state"] != want.Status {
@@ -368,7 +370,7 @@ func TestAsyncWebhookDelivery(t *testing.T) {
 				t.Errorf("webhook result is not verbatim:\n got %s\nwant %s", p["result"], test.result)
 			}
 
-			_, payload := call(t, cs, "get_task_status", `{"task_id":"`+taskID+`","include_result":true,"account":`+acmeAccount+`}`)
+			_, payload := kittest.Call(t, cs, "get_task_status", `{"task_id":"`+taskID+`","include_result":true,"account":`+acmeAccount+`}`)
 			spectest.Validate(t, "protocol/get-task-status-response.json", payload)
 			if s := members(t, payload); string(s["status"]) != `"`+want.Status+`"` || !bytes.Equal(s["result"], []byte(test.result)) {
 				t.Errorf("get_task_status = %s, want %s with the result", payload, want.Status)
@@ -387,7 +389,7 @@ func hmacHex(secret, msg string) string {
 // honour is refused, and no task is created.
 func TestAsyncRefusals(t *testing.T) {
 	env := testenv.Start(t, "--sandbox")
-	cs := connect(t, env.BaseURL, kit)
+	cs := kittest.Connect(t, env.BaseURL, kittest.Kit)
 	hooks := newHookReceiver(t)
 	for _, test := range []struct {
 		name, push, field string
@@ -400,7 +402,7 @@ func TestAsyncRefusals(t *testing.T) {
 		t.Run(test.name, func(t *testing.T) {
 			taskID := "task_refused_" + strings.ReplaceAll(test.name, " ", "_")
 			got := submit(t, cs, taskID, test.push)
-			wantStatus(t, got, "failed")
+			kittest.WantStatus(t, got, "failed")
 			found := false
 			for _, e := range got["errors"].([]any) {
 				e := e.(map[string]any)
@@ -409,8 +411,8 @@ func TestAsyncRefusals(t *testing.T) {
 			if !found {
 				t.Errorf("errors = %v, want INVALID_REQUEST at %s", got["errors"], test.field)
 			}
-			_, payload := call(t, cs, "list_tasks", `{"account":`+acmeAccount+`,"filters":{"task_ids":["`+taskID+`"]}}`)
-			if n := len(decode(t, payload)["tasks"].([]any)); n != 0 {
+			_, payload := kittest.Call(t, cs, "list_tasks", `{"account":`+acmeAccount+`,"filters":{"task_ids":["`+taskID+`"]}}`)
+			if n := len(kittest.Decode(t, payload)["tasks"].([]any)); n != 0 {
 				t.Errorf("a refused call created %d tasks", n)
 			}
 		})
@@ -456,19 +458,19 @@ func rawCall(t *testing.T, base, token, tool, args string) (bool, []byte) {
 // characters a JSON encoder would escape and spacing it would remove.
 func TestAsyncResultVerbatim(t *testing.T) {
 	env := testenv.Start(t, "--sandbox")
-	cs := connect(t, env.BaseURL, kit)
+	cs := kittest.Connect(t, env.BaseURL, kittest.Kit)
 	hooks := newHookReceiver(t)
 	const taskID = "task_verbatim"
 	const result = "{\"status\": \"rejected\",\n  \"reason\": \"Q4 & Q1 are sold out for <premium> video.\",\n  \"suggestions\": [\"Move the flight to February.\"]}"
-	wantStatus(t, submit(t, cs, taskID, `{"url":"`+hooks.URL+`/hook","operation_id":"op_verbatim"}`), "submitted")
+	kittest.WantStatus(t, submit(t, cs, taskID, `{"url":"`+hooks.URL+`/hook","operation_id":"op_verbatim"}`), "submitted")
 
-	isError, payload := rawCall(t, env.BaseURL, kit, "comply_test_controller",
+	isError, payload := rawCall(t, env.BaseURL, kittest.Kit, "comply_test_controller",
 		`{"adcp_version":"3.2-beta.5","scenario":"force_task_completion","params":{"task_id":"`+taskID+`","result":`+result+`},"account":`+acmeAccount+`}`)
 	if isError {
 		t.Fatalf("completion failed: %s", payload)
 	}
 
-	_, payload = call(t, cs, "get_task_status", `{"task_id":"`+taskID+`","include_result":true,"account":`+acmeAccount+`}`)
+	_, payload = kittest.Call(t, cs, "get_task_status", `{"task_id":"`+taskID+`","include_result":true,"account":`+acmeAccount+`}`)
 	spectest.Validate(t, "protocol/get-task-status-response.json", payload)
 	if got := members(t, payload)["result"]; !bytes.Equal(got, []byte(result)) {
 		t.Errorf("get_task_status result is not verbatim:\n got %s\nwant %s", got, result)

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/storefront/storefront/internal/kittest"
 	"github.com/storefront/storefront/internal/spectest"
 	"github.com/storefront/storefront/internal/testenv"
 )
@@ -24,7 +25,7 @@ func replayArgs(key, extra string) string {
 // directive consumed, no task created.
 func TestReplay(t *testing.T) {
 	env := testenv.Start(t, "--sandbox")
-	cs := connect(t, env.BaseURL, kit)
+	cs := kittest.Connect(t, env.BaseURL, kittest.Kit)
 	for _, test := range []struct {
 		name string
 		// first and second are directives registered before the first
@@ -49,10 +50,10 @@ func TestReplay(t *testing.T) {
 				args = strings.Replace(args, `"olv"`, `"hologram"`, 1)
 			}
 			if test.first != "" {
-				mustSucceed(t, control(t, cs, "force_get_products_arm", test.first))
+				kittest.MustSucceed(t, kittest.Control(t, cs, "force_get_products_arm", test.first))
 			}
-			before := len(decisions(t, env))
-			res1, first := call(t, cs, "get_products", args)
+			before := len(kittest.Decisions(t, env))
+			res1, first := kittest.Call(t, cs, "get_products", args)
 			if got := spectest.GetProducts(t, first); got != test.want {
 				t.Fatalf("first call status = %s, want %s: %s", got, test.want, first)
 			}
@@ -62,15 +63,15 @@ func TestReplay(t *testing.T) {
 			if bytes.Contains(first, []byte(`"replayed"`)) {
 				t.Errorf("the first answer is marked replayed: %s", first)
 			}
-			ledger := len(decisions(t, env))
+			ledger := len(kittest.Decisions(t, env))
 			if ledger != before+1 {
 				t.Errorf("the first call appended %d ledger entries, want 1", ledger-before)
 			}
 
 			if test.second != "" {
-				mustSucceed(t, control(t, cs, "force_get_products_arm", test.second))
+				kittest.MustSucceed(t, kittest.Control(t, cs, "force_get_products_arm", test.second))
 			}
-			res2, second := call(t, cs, "get_products", args)
+			res2, second := kittest.Call(t, cs, "get_products", args)
 			want := append(bytes.TrimSuffix(bytes.Clone(first), []byte("}")), []byte(`,"replayed":true}`)...)
 			if !bytes.Equal(second, want) {
 				t.Errorf("replay differs from the first answer plus replayed:\n got %s\nwant %s", second, want)
@@ -82,15 +83,15 @@ func TestReplay(t *testing.T) {
 			if diff := cmp.Diff(res1.Meta, res2.Meta); diff != "" {
 				t.Errorf("replay _meta differs (-first +replay):\n%s", diff)
 			}
-			if n := len(decisions(t, env)); n != ledger {
+			if n := len(kittest.Decisions(t, env)); n != ledger {
 				t.Errorf("the replay appended %d ledger entries, want none", n-ledger)
 			}
 
 			switch test.name {
 			case "rejected":
 				// The replay left the second directive for the next call.
-				got := getProducts(t, cs, brief)
-				wantStatus(t, got, "rejected")
+				got := kittest.GetProducts(t, cs, kittest.Brief)
+				kittest.WantStatus(t, got, "rejected")
 				if got["reason"] != "The second directive." {
 					t.Errorf("reason = %v, want the second directive's", got["reason"])
 				}
@@ -100,13 +101,13 @@ func TestReplay(t *testing.T) {
 				if ids := taskIDs(t, cs); !cmp.Equal(ids, []string{"task-replay-1"}) {
 					t.Errorf("tasks after the replay = %v, want only task-replay-1", ids)
 				}
-				got := getProducts(t, cs, brief)
-				wantStatus(t, got, "submitted")
+				got := kittest.GetProducts(t, cs, kittest.Brief)
+				kittest.WantStatus(t, got, "submitted")
 				if got["task_id"] != "task-replay-2" {
 					t.Errorf("task_id = %v, want task-replay-2", got["task_id"])
 				}
 			}
-			wantStatus(t, getProducts(t, cs, brief), "completed")
+			kittest.WantStatus(t, kittest.GetProducts(t, cs, kittest.Brief), "completed")
 		})
 	}
 }
@@ -114,10 +115,10 @@ func TestReplay(t *testing.T) {
 // taskIDs lists the caller's tasks (with no account).
 func taskIDs(t *testing.T, cs *mcp.ClientSession) []string {
 	t.Helper()
-	_, payload := call(t, cs, "list_tasks", `{}`)
+	_, payload := kittest.Call(t, cs, "list_tasks", `{}`)
 	spectest.Validate(t, "protocol/list-tasks-response.json", payload)
 	var ids []string
-	for _, task := range decode(t, payload)["tasks"].([]any) {
+	for _, task := range kittest.Decode(t, payload)["tasks"].([]any) {
 		ids = append(ids, task.(map[string]any)["task_id"].(string))
 	}
 	return ids
@@ -127,25 +128,25 @@ func taskIDs(t *testing.T, cs *mcp.ClientSession) []string {
 // only a code and a message, and has no effect.
 func TestReplayConflict(t *testing.T) {
 	env := testenv.Start(t, "--sandbox")
-	cs := connect(t, env.BaseURL, kit)
+	cs := kittest.Connect(t, env.BaseURL, kittest.Kit)
 	const key = "conflict-key-0123456789"
-	wantStatus(t, getProducts(t, cs, replayArgs(key, "")), "completed")
+	kittest.WantStatus(t, kittest.GetProducts(t, cs, replayArgs(key, "")), "completed")
 
-	mustSucceed(t, control(t, cs, "force_get_products_arm", `{"arm":"rejected","reason":"Still armed."}`))
-	before := len(decisions(t, env))
+	kittest.MustSucceed(t, kittest.Control(t, cs, "force_get_products_arm", `{"arm":"rejected","reason":"Still armed."}`))
+	before := len(kittest.Decisions(t, env))
 	for _, args := range []string{
 		strings.Replace(replayArgs(key, ""), "Coffee brand launch video", "Tea brand launch video", 1),
 		strings.Replace(replayArgs(key, ""), `"max_results":2`, `"max_results":3`, 1),
 		strings.Replace(replayArgs(key, ""), `"correlation_id":"replay"`, `"correlation_id":"another"`, 1),
 	} {
-		res, payload := call(t, cs, "get_products", args)
+		res, payload := kittest.Call(t, cs, "get_products", args)
 		if !res.IsError {
 			t.Errorf("a conflict did not set isError: %s", payload)
 		}
 		if spectest.GetProducts(t, payload) != "failed" {
 			t.Fatalf("conflict = %s, want the failed arm", payload)
 		}
-		m := decode(t, payload)
+		m := kittest.Decode(t, payload)
 		e := m["adcp_error"].(map[string]any)
 		if e["code"] != "IDEMPOTENCY_CONFLICT" {
 			t.Errorf("adcp_error.code = %v, want IDEMPOTENCY_CONFLICT", e["code"])
@@ -167,42 +168,42 @@ func TestReplayConflict(t *testing.T) {
 			t.Errorf("context not echoed: %s", payload)
 		}
 	}
-	if n := len(decisions(t, env)); n != before {
+	if n := len(kittest.Decisions(t, env)); n != before {
 		t.Errorf("conflicts appended %d ledger entries, want none", n-before)
 	}
 	// The directive is still armed.
-	wantStatus(t, getProducts(t, cs, brief), "rejected")
+	kittest.WantStatus(t, kittest.GetProducts(t, cs, kittest.Brief), "rejected")
 }
 
 // TestReplayScope: a key belongs to one principal and account: anyone
 // else reusing it gets a fresh answer.
 func TestReplayScope(t *testing.T) {
 	env := testenv.Start(t, "--sandbox")
-	cs := connect(t, env.BaseURL, kit)
+	cs := kittest.Connect(t, env.BaseURL, kittest.Kit)
 	const key = "scoped-key-0123456789"
-	mustSucceed(t, control(t, cs, "force_get_products_arm", `{"arm":"rejected","reason":"Only for the first principal."}`))
-	wantStatus(t, getProducts(t, cs, replayArgs(key, "")), "rejected")
+	kittest.MustSucceed(t, kittest.Control(t, cs, "force_get_products_arm", `{"arm":"rejected","reason":"Only for the first principal."}`))
+	kittest.WantStatus(t, kittest.GetProducts(t, cs, replayArgs(key, "")), "rejected")
 
 	for _, test := range []struct {
 		name  string
 		token string
 		extra string
 	}{
-		{"another test-kit key", otherKit, ""},
+		{"another test-kit key", kittest.OtherKit, ""},
 		{"the demo buyer", env.BuyerToken, ""},
-		{"the same key on a named account", kit, `"account":{"brand":{"domain":"acme-outdoor.example"},"operator":"acme-outdoor.example","sandbox":true},`},
+		{"the same key on a named account", kittest.Kit, `"account":{"brand":{"domain":"acme-outdoor.example"},"operator":"acme-outdoor.example","sandbox":true},`},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			got := getProducts(t, connect(t, env.BaseURL, test.token), replayArgs(key, test.extra))
-			wantStatus(t, got, "completed")
+			got := kittest.GetProducts(t, kittest.Connect(t, env.BaseURL, test.token), replayArgs(key, test.extra))
+			kittest.WantStatus(t, got, "completed")
 			if _, ok := got["replayed"]; ok {
 				t.Errorf("another scope got a replay: %v", got)
 			}
 		})
 	}
 	// The first principal still replays its own answer.
-	got := getProducts(t, cs, replayArgs(key, ""))
-	wantStatus(t, got, "rejected")
+	got := kittest.GetProducts(t, cs, replayArgs(key, ""))
+	kittest.WantStatus(t, got, "rejected")
 	if got["replayed"] != true {
 		t.Errorf("the owner's retry is not a replay: %v", got)
 	}
@@ -212,11 +213,11 @@ func TestReplayScope(t *testing.T) {
 // with a window the spec allows.
 func TestIdempotencyCapabilities(t *testing.T) {
 	env := testenv.Start(t)
-	cs := connect(t, env.BaseURL, "")
+	cs := kittest.Connect(t, env.BaseURL, "")
 	for _, args := range []string{`{}`, `{"adcp_version":"3.2-beta.5"}`} {
-		_, payload := call(t, cs, "get_adcp_capabilities", args)
+		_, payload := kittest.Call(t, cs, "get_adcp_capabilities", args)
 		spectest.Validate(t, "protocol/get-adcp-capabilities-response.json", payload)
-		idem, _ := decode(t, payload)["adcp"].(map[string]any)["idempotency"].(map[string]any)
+		idem, _ := kittest.Decode(t, payload)["adcp"].(map[string]any)["idempotency"].(map[string]any)
 		if idem["supported"] != true {
 			t.Errorf("capabilities(%s) adcp.idempotency = %v, want supported", args, idem)
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/storefront/storefront/internal/kittest"
 	"github.com/storefront/storefront/internal/testenv"
 )
 
@@ -14,14 +15,14 @@ import (
 // the alias it also accepts.
 func TestListScenarios(t *testing.T) {
 	env := testenv.Start(t, "--sandbox")
-	cs := connect(t, env.BaseURL, kit)
-	m := control(t, cs, "list_scenarios", "")
-	mustSucceed(t, m)
+	cs := kittest.Connect(t, env.BaseURL, kittest.Kit)
+	m := kittest.Control(t, cs, "list_scenarios", "")
+	kittest.MustSucceed(t, m)
 	want := []any{"force_get_products_arm", "force_task_completion", "force_upstream_unavailable", "seed_product", "seed_pricing_option"}
 	if diff := cmp.Diff(want, m["scenarios"]); diff != "" {
 		t.Errorf("scenarios (-want +got):\n%s", diff)
 	}
-	if contains(m["scenarios"].([]any), "force_get_products_rejected") {
+	if kittest.Contains(m["scenarios"].([]any), "force_get_products_rejected") {
 		t.Error("list_scenarios names the alias force_get_products_rejected")
 	}
 	if diff := cmp.Diff(map[string]any{"correlation_id": "ctl-list_scenarios"}, m["context"]); diff != "" {
@@ -34,12 +35,12 @@ func TestListScenarios(t *testing.T) {
 // screen), as a successful exchange, once.
 func TestForceRejected(t *testing.T) {
 	env := testenv.Start(t, "--sandbox")
-	cs := connect(t, env.BaseURL, kit)
+	cs := kittest.Connect(t, env.BaseURL, kittest.Kit)
 
 	const reason = "Inventory for this flight is committed to another advertiser."
 	suggestions := []any{"Move the flight to February.", "Consider display instead of video."}
-	m := control(t, cs, "force_get_products_arm", `{"arm":"rejected","reason":`+jsonString(reason)+`,"suggestions":`+jsonOf(t, suggestions)+`}`)
-	mustSucceed(t, m)
+	m := kittest.Control(t, cs, "force_get_products_arm", `{"arm":"rejected","reason":`+kittest.JSONString(reason)+`,"suggestions":`+kittest.JSONOf(t, suggestions)+`}`)
+	kittest.MustSucceed(t, m)
 	forced := m["forced"].(map[string]any)
 	if forced["arm"] != "rejected" || forced["reason"] != reason {
 		t.Errorf("forced = %v, want arm rejected with the registered reason", forced)
@@ -48,18 +49,18 @@ func TestForceRejected(t *testing.T) {
 		t.Errorf("forced.suggestions (-want +got):\n%s", diff)
 	}
 
-	before := len(decisions(t, env))
-	res, payload := call(t, cs, "get_products", brief)
+	before := len(kittest.Decisions(t, env))
+	res, payload := kittest.Call(t, cs, "get_products", kittest.Brief)
 	if res.IsError {
 		t.Errorf("a forced rejection set isError: %s", payload)
 	}
-	got := getProducts(t, cs, `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"check"}`)
+	got := kittest.GetProducts(t, cs, `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"check"}`)
 	// The first call consumed the directive; the second is answered
 	// normally.
-	wantStatus(t, got, "completed")
+	kittest.WantStatus(t, got, "completed")
 
-	rejected := decode(t, payload)
-	wantStatus(t, rejected, "rejected")
+	rejected := kittest.Decode(t, payload)
+	kittest.WantStatus(t, rejected, "rejected")
 	if rejected["reason"] != forced["reason"] {
 		t.Errorf("reason = %q, want the forced %q", rejected["reason"], forced["reason"])
 	}
@@ -72,13 +73,13 @@ func TestForceRejected(t *testing.T) {
 
 	// The ledger recorded the forced rejection, for this principal, before
 	// the reply (newest first).
-	ds := decisions(t, env)
+	ds := kittest.Decisions(t, env)
 	if len(ds) != before+2 {
 		t.Fatalf("ledger grew by %d entries for two calls, want 2", len(ds)-before)
 	}
 	d := ds[1]
-	if d["arm"] != "rejected" || d["forced"] != true || d["principal"] != kit {
-		t.Errorf("ledger entry of the forced rejection = %v, want arm rejected, forced, principal %s", d, kit)
+	if d["arm"] != "rejected" || d["forced"] != true || d["principal"] != kittest.Kit {
+		t.Errorf("ledger entry of the forced rejection = %v, want arm rejected, forced, principal %s", d, kittest.Kit)
 	}
 	if ds[0]["arm"] != "completed" || ds[0]["forced"] == true {
 		t.Errorf("ledger entry of the call after = %v, want completed and not forced", ds[0])
@@ -89,10 +90,10 @@ func TestForceRejected(t *testing.T) {
 // through the screen, and the controller echoes the screened text.
 func TestForceRejectedIsScreened(t *testing.T) {
 	env := testenv.Start(t, "--sandbox")
-	cs := connect(t, env.BaseURL, kit)
+	cs := kittest.Connect(t, env.BaseURL, kittest.Kit)
 	reason := "Rule MR-2291-CTV-FLOOR fired for this brief. The budget is below what this inventory sells for."
-	m := control(t, cs, "force_get_products_rejected", `{"reason":`+jsonString(reason)+`,"suggestions":["Raise the budget.","Ask Acme Retail Group for their slot."]}`)
-	mustSucceed(t, m)
+	m := kittest.Control(t, cs, "force_get_products_rejected", `{"reason":`+kittest.JSONString(reason)+`,"suggestions":["Raise the budget.","Ask Acme Retail Group for their slot."]}`)
+	kittest.MustSucceed(t, m)
 	forced := m["forced"].(map[string]any)
 	if forced["arm"] != "rejected" {
 		t.Errorf("the alias registered arm %v, want rejected", forced["arm"])
@@ -104,8 +105,8 @@ func TestForceRejectedIsScreened(t *testing.T) {
 	if diff := cmp.Diff([]any{"Raise the budget."}, forced["suggestions"]); diff != "" {
 		t.Errorf("forced.suggestions: want the confidential one dropped (-want +got):\n%s", diff)
 	}
-	got := getProducts(t, cs, brief)
-	wantStatus(t, got, "rejected")
+	got := kittest.GetProducts(t, cs, kittest.Brief)
+	kittest.WantStatus(t, got, "rejected")
 	if got["reason"] != echo {
 		t.Errorf("reason = %q, want the echoed %q", got["reason"], echo)
 	}
@@ -118,69 +119,69 @@ func TestForceRejectedIsScreened(t *testing.T) {
 // leave it for the next brief.
 func TestDirectiveConsumption(t *testing.T) {
 	env := testenv.Start(t, "--sandbox")
-	cs := connect(t, env.BaseURL, kit)
-	other := connect(t, env.BaseURL, otherKit)
-	buyer := connect(t, env.BaseURL, env.BuyerToken)
+	cs := kittest.Connect(t, env.BaseURL, kittest.Kit)
+	other := kittest.Connect(t, env.BaseURL, kittest.OtherKit)
+	buyer := kittest.Connect(t, env.BaseURL, env.BuyerToken)
 	force := func(t *testing.T, reason string) {
 		t.Helper()
-		mustSucceed(t, control(t, cs, "force_get_products_arm", `{"arm":"rejected","reason":`+jsonString(reason)+`}`))
+		kittest.MustSucceed(t, kittest.Control(t, cs, "force_get_products_arm", `{"arm":"rejected","reason":`+kittest.JSONString(reason)+`}`))
 	}
 	const wholesale = `{"adcp_version":"3.2-beta.5","buying_mode":"wholesale","filters":{"channels":["olv"]}}`
 	const refine = `{"adcp_version":"3.2-beta.5","buying_mode":"refine","refine":[{"scope":"request","ask":"more video"}]}`
 
 	t.Run("a wholesale call does not consume it", func(t *testing.T) {
 		force(t, "Declined for the wholesale test.")
-		wantStatus(t, getProducts(t, cs, wholesale), "completed")
-		got := getProducts(t, cs, brief)
-		wantStatus(t, got, "rejected")
+		kittest.WantStatus(t, kittest.GetProducts(t, cs, wholesale), "completed")
+		got := kittest.GetProducts(t, cs, kittest.Brief)
+		kittest.WantStatus(t, got, "rejected")
 		if got["reason"] != "Declined for the wholesale test." {
 			t.Errorf("reason = %v", got["reason"])
 		}
 	})
 	t.Run("a refine call consumes it", func(t *testing.T) {
 		force(t, "Declined for the refine test.")
-		wantStatus(t, getProducts(t, cs, refine), "rejected")
-		wantStatus(t, getProducts(t, cs, brief), "completed")
+		kittest.WantStatus(t, kittest.GetProducts(t, cs, refine), "rejected")
+		kittest.WantStatus(t, kittest.GetProducts(t, cs, kittest.Brief), "completed")
 	})
 	t.Run("other principals do not consume it", func(t *testing.T) {
 		force(t, "Declined for the principal test.")
-		wantStatus(t, getProducts(t, other, brief), "completed")
-		wantStatus(t, getProducts(t, buyer, brief), "completed")
-		wantStatus(t, getProducts(t, connect(t, env.BaseURL, ""), brief), "completed")
-		got := getProducts(t, cs, brief)
-		wantStatus(t, got, "rejected")
+		kittest.WantStatus(t, kittest.GetProducts(t, other, kittest.Brief), "completed")
+		kittest.WantStatus(t, kittest.GetProducts(t, buyer, kittest.Brief), "completed")
+		kittest.WantStatus(t, kittest.GetProducts(t, kittest.Connect(t, env.BaseURL, ""), kittest.Brief), "completed")
+		got := kittest.GetProducts(t, cs, kittest.Brief)
+		kittest.WantStatus(t, got, "rejected")
 		if got["reason"] != "Declined for the principal test." {
 			t.Errorf("reason = %v", got["reason"])
 		}
 	})
 	t.Run("a test-kit key has one sandbox whatever account it names", func(t *testing.T) {
 		force(t, "Declined for the account test.")
-		got := getProducts(t, cs, `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"coffee","account":{"brand":{"domain":"acme-outdoor.example"},"operator":"acme-outdoor.example","sandbox":true}}`)
-		wantStatus(t, got, "rejected")
-		wantStatus(t, getProducts(t, cs, brief), "completed")
+		got := kittest.GetProducts(t, cs, `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"coffee","account":{"brand":{"domain":"acme-outdoor.example"},"operator":"acme-outdoor.example","sandbox":true}}`)
+		kittest.WantStatus(t, got, "rejected")
+		kittest.WantStatus(t, kittest.GetProducts(t, cs, kittest.Brief), "completed")
 	})
 	t.Run("it is consumed once", func(t *testing.T) {
 		force(t, "Declined once.")
-		wantStatus(t, getProducts(t, cs, brief), "rejected")
-		wantStatus(t, getProducts(t, cs, brief), "completed")
-		wantStatus(t, getProducts(t, cs, brief), "completed")
+		kittest.WantStatus(t, kittest.GetProducts(t, cs, kittest.Brief), "rejected")
+		kittest.WantStatus(t, kittest.GetProducts(t, cs, kittest.Brief), "completed")
+		kittest.WantStatus(t, kittest.GetProducts(t, cs, kittest.Brief), "completed")
 	})
 	t.Run("a second directive overwrites the first", func(t *testing.T) {
 		force(t, "The first reason.")
 		force(t, "The second reason.")
-		got := getProducts(t, cs, brief)
-		wantStatus(t, got, "rejected")
+		got := kittest.GetProducts(t, cs, kittest.Brief)
+		kittest.WantStatus(t, got, "rejected")
 		if got["reason"] != "The second reason." {
 			t.Errorf("reason = %q, want the second directive's", got["reason"])
 		}
-		wantStatus(t, getProducts(t, cs, brief), "completed")
+		kittest.WantStatus(t, kittest.GetProducts(t, cs, kittest.Brief), "completed")
 	})
 	t.Run("a submitted directive overwrites a rejected one", func(t *testing.T) {
 		force(t, "Overwritten.")
-		mustSucceed(t, control(t, cs, "force_get_products_arm", `{"arm":"submitted","task_id":"task-overwrite"}`))
-		got := getProducts(t, cs, brief)
-		wantStatus(t, got, "submitted")
-		wantStatus(t, getProducts(t, cs, brief), "completed")
+		kittest.MustSucceed(t, kittest.Control(t, cs, "force_get_products_arm", `{"arm":"submitted","task_id":"task-overwrite"}`))
+		got := kittest.GetProducts(t, cs, kittest.Brief)
+		kittest.WantStatus(t, got, "submitted")
+		kittest.WantStatus(t, kittest.GetProducts(t, cs, kittest.Brief), "completed")
 	})
 }
 
@@ -189,18 +190,18 @@ func TestDirectiveConsumption(t *testing.T) {
 // applies to that account alone.
 func TestDirectiveOnANamedAccount(t *testing.T) {
 	env := testenv.Start(t, "--sandbox")
-	buyer := connect(t, env.BaseURL, env.BuyerToken)
+	buyer := kittest.Connect(t, env.BaseURL, env.BuyerToken)
 	const account = `{"brand":{"domain":"acme-outdoor.example"},"operator":"pinnacle-agency.example","sandbox":true}`
 
-	m := controlRaw(t, buyer, `{"adcp_version":"3.2-beta.5","scenario":"force_get_products_arm","params":{"arm":"rejected","reason":"Declined on the sandbox account."},"account":`+account+`}`)
-	mustSucceed(t, m)
+	m := kittest.ControlRaw(t, buyer, `{"adcp_version":"3.2-beta.5","scenario":"force_get_products_arm","params":{"arm":"rejected","reason":"Declined on the sandbox account."},"account":`+account+`}`)
+	kittest.MustSucceed(t, m)
 
 	// Without the account, or on another account, the call is answered
 	// normally; on the sandbox account it is declined.
-	wantStatus(t, getProducts(t, buyer, brief), "completed")
-	wantStatus(t, getProducts(t, buyer, `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"coffee","account":{"brand":{"domain":"other.example"},"operator":"pinnacle-agency.example","sandbox":true}}`), "completed")
-	got := getProducts(t, buyer, `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"coffee","account":`+account+`}`)
-	wantStatus(t, got, "rejected")
+	kittest.WantStatus(t, kittest.GetProducts(t, buyer, kittest.Brief), "completed")
+	kittest.WantStatus(t, kittest.GetProducts(t, buyer, `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"coffee","account":{"brand":{"domain":"other.example"},"operator":"pinnacle-agency.example","sandbox":true}}`), "completed")
+	got := kittest.GetProducts(t, buyer, `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"coffee","account":`+account+`}`)
+	kittest.WantStatus(t, got, "rejected")
 	if got["reason"] != "Declined on the sandbox account." {
 		t.Errorf("reason = %v", got["reason"])
 	}
@@ -210,21 +211,21 @@ func TestDirectiveOnANamedAccount(t *testing.T) {
 // the controller registered, valid against the submitted schema.
 func TestForceSubmitted(t *testing.T) {
 	env := testenv.Start(t, "--sandbox")
-	cs := connect(t, env.BaseURL, kit)
-	m := control(t, cs, "force_get_products_arm", `{"arm":"submitted","task_id":"task-submitted-1","message":"Queued for manual review."}`)
-	mustSucceed(t, m)
+	cs := kittest.Connect(t, env.BaseURL, kittest.Kit)
+	m := kittest.Control(t, cs, "force_get_products_arm", `{"arm":"submitted","task_id":"task-submitted-1","message":"Queued for manual review."}`)
+	kittest.MustSucceed(t, m)
 	if diff := cmp.Diff(map[string]any{"arm": "submitted", "task_id": "task-submitted-1"}, m["forced"]); diff != "" {
 		t.Errorf("forced (-want +got):\n%s", diff)
 	}
-	res, payload := call(t, cs, "get_products", brief)
+	res, payload := kittest.Call(t, cs, "get_products", kittest.Brief)
 	if res.IsError {
 		t.Errorf("a submitted answer set isError: %s", payload)
 	}
-	got := getProducts(t, cs, `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"check"}`)
-	wantStatus(t, got, "completed")
+	got := kittest.GetProducts(t, cs, `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"check"}`)
+	kittest.WantStatus(t, got, "completed")
 
-	sub := decode(t, payload)
-	wantStatus(t, sub, "submitted")
+	sub := kittest.Decode(t, payload)
+	kittest.WantStatus(t, sub, "submitted")
 	if sub["task_id"] != "task-submitted-1" {
 		t.Errorf("task_id = %v, want task-submitted-1", sub["task_id"])
 	}
@@ -240,7 +241,7 @@ func TestForceSubmitted(t *testing.T) {
 // nothing: the next brief is still answered normally.
 func TestControllerBadInput(t *testing.T) {
 	env := testenv.Start(t, "--sandbox")
-	cs := connect(t, env.BaseURL, kit)
+	cs := kittest.Connect(t, env.BaseURL, kittest.Kit)
 	// req writes a request pinned to 3.2 unless it pins a version itself,
 	// with a context that must come back unchanged.
 	req := func(fields string) string {
@@ -289,7 +290,7 @@ func TestControllerBadInput(t *testing.T) {
 		{"completion of an unknown task", req(`"scenario":"force_task_completion","params":{"task_id":"no-such-task","result":{"status":"completed","products":[],"cache_scope":"public"}},` + sandbox), "NOT_FOUND", "no-such-task"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			m := controlRaw(t, cs, test.args)
+			m := kittest.ControlRaw(t, cs, test.args)
 			if m["success"] != false || m["error"] != test.code {
 				t.Fatalf("answer = %v, want success false with error %s", m, test.code)
 			}
@@ -303,7 +304,7 @@ func TestControllerBadInput(t *testing.T) {
 			if diff := cmp.Diff(want, m["context"]); diff != "" {
 				t.Errorf("context not echoed (-want +got):\n%s", diff)
 			}
-			wantStatus(t, getProducts(t, cs, brief), "completed")
+			kittest.WantStatus(t, kittest.GetProducts(t, cs, kittest.Brief), "completed")
 		})
 	}
 }
@@ -312,10 +313,10 @@ func TestControllerBadInput(t *testing.T) {
 // past the gate, and the gate comes before the scenario is looked up.
 func TestControllerGate(t *testing.T) {
 	env := testenv.Start(t, "--sandbox")
-	live := connect(t, env.BaseURL, liveKit)
-	anon := connect(t, env.BaseURL, "")
-	buyer := connect(t, env.BaseURL, env.BuyerToken)
-	bad := connect(t, env.BaseURL, "not-a-token")
+	live := kittest.Connect(t, env.BaseURL, kittest.LiveKit)
+	anon := kittest.Connect(t, env.BaseURL, "")
+	buyer := kittest.Connect(t, env.BaseURL, env.BuyerToken)
+	bad := kittest.Connect(t, env.BaseURL, "not-a-token")
 	const force = `"scenario":"force_get_products_arm","params":{"arm":"rejected","reason":"No."}`
 	for _, test := range []struct {
 		name   string
@@ -333,19 +334,19 @@ func TestControllerGate(t *testing.T) {
 		{"live buyer, another operator's account", buyer, `{` + force + `,"account":{"brand":{"domain":"acme-outdoor.example"},"operator":"someone-else.example","sandbox":true},"context":{"k":1}}`},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			m := controlRaw(t, test.caller, test.args)
+			m := kittest.ControlRaw(t, test.caller, test.args)
 			if m["success"] != false || m["error"] != "FORBIDDEN" {
 				t.Fatalf("answer = %v, want FORBIDDEN", m)
 			}
 			if diff := cmp.Diff(map[string]any{"k": 1.0}, m["context"]); diff != "" {
 				t.Errorf("context not echoed (-want +got):\n%s", diff)
 			}
-			if strings.Contains(jsonOf(t, m), "no_such_scenario") {
+			if strings.Contains(kittest.JSONOf(t, m), "no_such_scenario") {
 				t.Errorf("the refusal names the scenario: %v", m)
 			}
 		})
 	}
 	// Nothing was registered for any of them.
-	wantStatus(t, getProducts(t, live, brief), "completed")
-	wantStatus(t, getProducts(t, buyer, brief), "completed")
+	kittest.WantStatus(t, kittest.GetProducts(t, live, kittest.Brief), "completed")
+	kittest.WantStatus(t, kittest.GetProducts(t, buyer, kittest.Brief), "completed")
 }

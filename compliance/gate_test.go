@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/storefront/storefront/a2aserver"
+	"github.com/storefront/storefront/internal/kittest"
 	"github.com/storefront/storefront/internal/spectest"
 	"github.com/storefront/storefront/internal/testenv"
 )
@@ -33,7 +34,7 @@ func TestProductionGate(t *testing.T) {
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			t.Run("MCP tools/list", func(t *testing.T) {
-				cs := connect(t, test.env.BaseURL, kit)
+				cs := kittest.Connect(t, test.env.BaseURL, kittest.Kit)
 				res, err := cs.ListTools(context.Background(), nil)
 				if err != nil {
 					t.Fatal(err)
@@ -48,13 +49,13 @@ func TestProductionGate(t *testing.T) {
 			})
 
 			t.Run("MCP call", func(t *testing.T) {
-				cs := connect(t, test.env.BaseURL, kit)
-				_, payload, err := tryCall(cs, "comply_test_controller", `{"adcp_version":"3.2-beta.5","scenario":"list_scenarios","account":{"sandbox":true}}`)
+				cs := kittest.Connect(t, test.env.BaseURL, kittest.Kit)
+				_, payload, err := kittest.TryCall(cs, "comply_test_controller", `{"adcp_version":"3.2-beta.5","scenario":"list_scenarios","account":{"sandbox":true}}`)
 				if test.sandbox {
 					if err != nil {
 						t.Fatalf("sandbox call failed: %v", err)
 					}
-					if m := decode(t, payload); m["success"] != true {
+					if m := kittest.Decode(t, payload); m["success"] != true {
 						t.Errorf("sandbox list_scenarios = %s", payload)
 					}
 					return
@@ -95,7 +96,7 @@ func TestProductionGate(t *testing.T) {
 			})
 
 			t.Run("A2A call", func(t *testing.T) {
-				m := a2aSend(t, test.env.BaseURL, kit, "comply_test_controller", `{"adcp_version":"3.2-beta.5","scenario":"list_scenarios","account":{"sandbox":true}}`)
+				m := a2aSend(t, test.env.BaseURL, kittest.Kit, "comply_test_controller", `{"adcp_version":"3.2-beta.5","scenario":"list_scenarios","account":{"sandbox":true}}`)
 				if test.sandbox {
 					if m["error"] != nil || m["result"] == nil {
 						t.Errorf("sandbox A2A call = %v, want a result", m)
@@ -112,7 +113,7 @@ func TestProductionGate(t *testing.T) {
 			})
 
 			t.Run("capabilities", func(t *testing.T) {
-				cs := connect(t, test.env.BaseURL, "")
+				cs := kittest.Connect(t, test.env.BaseURL, "")
 				for _, test2 := range []struct {
 					args string
 					// want is whether compliance_testing is declared.
@@ -123,14 +124,14 @@ func TestProductionGate(t *testing.T) {
 					{`{"adcp_version":"3.2-beta.4"}`, test.sandbox},
 					{`{"adcp_version":"3.2-beta.5"}`, test.sandbox},
 				} {
-					_, payload := call(t, cs, "get_adcp_capabilities", test2.args)
+					_, payload := kittest.Call(t, cs, "get_adcp_capabilities", test2.args)
 					spectest.Validate(t, "protocol/get-adcp-capabilities-response.json", payload)
-					m := decode(t, payload)
+					m := kittest.Decode(t, payload)
 					ct, has := m["compliance_testing"].(map[string]any)
 					if has != test2.want {
 						t.Errorf("capabilities(%s) declare compliance_testing: %v, want %v", test2.args, has, test2.want)
 					}
-					if has && !contains(ct["scenarios"].([]any), "force_get_products_arm") {
+					if has && !kittest.Contains(ct["scenarios"].([]any), "force_get_products_arm") {
 						t.Errorf("compliance_testing.scenarios = %v", ct["scenarios"])
 					}
 					if acct, _ := m["account"].(map[string]any); acct["sandbox"] != test.sandbox {
@@ -140,14 +141,14 @@ func TestProductionGate(t *testing.T) {
 			})
 
 			t.Run("test-kit key", func(t *testing.T) {
-				cs := connect(t, test.env.BaseURL, kit)
+				cs := kittest.Connect(t, test.env.BaseURL, kittest.Kit)
 				for _, tool := range []string{"get_products", "get_task_status", "list_tasks"} {
-					args := brief
+					args := kittest.Brief
 					if tool != "get_products" {
 						args = `{"task_id":"t1"}`
 					}
-					res, payload := call(t, cs, tool, args)
-					m := decode(t, payload)
+					res, payload := kittest.Call(t, cs, tool, args)
+					m := kittest.Decode(t, payload)
 					e, _ := m["adcp_error"].(map[string]any)
 					if test.sandbox {
 						if e["code"] == "AUTH_INVALID" {
@@ -185,7 +186,7 @@ func a2aSend(t *testing.T, base, token, skill, input string) map[string]any {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("POST /a2a: %d %s", resp.StatusCode, b)
 	}
-	return decode(t, b)
+	return kittest.Decode(t, b)
 }
 
 // a2aError reads the JSON-RPC error code and the AdCP profile breach.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/storefront/storefront/internal/kittest"
 	"github.com/storefront/storefront/internal/testenv"
 	"github.com/storefront/storefront/store/pgstore/pgtest"
 )
@@ -36,10 +37,10 @@ func race(t *testing.T, a, b *testenv.Env) {
 		if i%2 == 1 {
 			env = b
 		}
-		sessions[i] = connect(t, env.BaseURL, kit)
+		sessions[i] = kittest.Connect(t, env.BaseURL, kittest.Kit)
 	}
 	for round := range 3 {
-		mustSucceed(t, control(t, sessions[0], "force_get_products_arm", `{"arm":"rejected","reason":"Only one call gets this."}`))
+		kittest.MustSucceed(t, kittest.Control(t, sessions[0], "force_get_products_arm", `{"arm":"rejected","reason":"Only one call gets this."}`))
 		statuses := make([]string, calls)
 		errs := make([]error, calls)
 		start := make(chan struct{})
@@ -49,7 +50,7 @@ func race(t *testing.T, a, b *testenv.Env) {
 			go func() {
 				defer wg.Done()
 				<-start
-				_, payload, err := tryCall(sessions[i], "get_products", brief)
+				_, payload, err := kittest.TryCall(sessions[i], "get_products", kittest.Brief)
 				if err != nil {
 					errs[i] = err
 					return
@@ -79,5 +80,5 @@ func race(t *testing.T, a, b *testenv.Env) {
 		}
 	}
 	// Nothing is left over for the next call.
-	wantStatus(t, getProducts(t, sessions[1], brief), "completed")
+	kittest.WantStatus(t, kittest.GetProducts(t, sessions[1], kittest.Brief), "completed")
 }

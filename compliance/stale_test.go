@@ -3,6 +3,7 @@ package compliance_test
 import (
 	"testing"
 
+	"github.com/storefront/storefront/internal/kittest"
 	"github.com/storefront/storefront/internal/testenv"
 )
 
@@ -11,20 +12,20 @@ import (
 // it a failure; the call after is clean.
 func TestForceUpstreamUnavailable(t *testing.T) {
 	env := testenv.Start(t, "--sandbox")
-	cs := connect(t, env.BaseURL, kit)
-	m := control(t, cs, "force_upstream_unavailable", `{"tool":"get_products","upstream_name":"inventory"}`)
-	mustSucceed(t, m)
+	cs := kittest.Connect(t, env.BaseURL, kittest.Kit)
+	m := kittest.Control(t, cs, "force_upstream_unavailable", `{"tool":"get_products","upstream_name":"inventory"}`)
+	kittest.MustSucceed(t, m)
 
 	// A wholesale call is not a brief: it leaves the directive in place.
-	wantStatus(t, getProducts(t, cs, `{"adcp_version":"3.2-beta.5","buying_mode":"wholesale","filters":{"channels":["olv"]}}`), "completed")
+	kittest.WantStatus(t, kittest.GetProducts(t, cs, `{"adcp_version":"3.2-beta.5","buying_mode":"wholesale","filters":{"channels":["olv"]}}`), "completed")
 
-	res, payload := call(t, cs, "get_products", brief)
+	res, payload := kittest.Call(t, cs, "get_products", kittest.Brief)
 	if res.IsError {
 		t.Errorf("a stale answer set isError: %s", payload)
 	}
-	after := getProducts(t, cs, `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"check"}`)
-	got := decode(t, payload)
-	wantStatus(t, got, "completed")
+	after := kittest.GetProducts(t, cs, `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"check"}`)
+	got := kittest.Decode(t, payload)
+	kittest.WantStatus(t, got, "completed")
 	if ps, _ := got["products"].([]any); len(ps) == 0 {
 		t.Errorf("the stale answer has no products: %s", payload)
 	}
@@ -48,14 +49,14 @@ func TestForceUpstreamUnavailable(t *testing.T) {
 	}
 
 	// The directive was one-shot.
-	wantStatus(t, after, "completed")
+	kittest.WantStatus(t, after, "completed")
 	if _, ok := after["errors"]; ok {
 		t.Errorf("the call after the stale one still carries errors: %v", after["errors"])
 	}
 
 	// Another principal never saw an outage.
-	mustSucceed(t, control(t, cs, "force_upstream_unavailable", `{"tool":"get_products"}`))
-	if other := getProducts(t, connect(t, env.BaseURL, otherKit), brief); other["errors"] != nil {
+	kittest.MustSucceed(t, kittest.Control(t, cs, "force_upstream_unavailable", `{"tool":"get_products"}`))
+	if other := kittest.GetProducts(t, kittest.Connect(t, env.BaseURL, kittest.OtherKit), kittest.Brief); other["errors"] != nil {
 		t.Errorf("another principal got the advisory: %v", other["errors"])
 	}
 }

@@ -1,4 +1,9 @@
-package compliance_test
+// Package kittest drives the real storefront over MCP as the AdCP
+// compliance test kit does, for the agent and compliance tests: the kit's
+// keys, a brief the demo answers with products, calls that validate every
+// answer against the official schemas, and the ledger read back through
+// the admin API.
+package kittest
 
 import (
 	"context"
@@ -17,17 +22,17 @@ import (
 // The compliance test kit's keys: a sandbox key, another kit's sandbox
 // key, and a kit's live key, which stands for a live account.
 const (
-	kit      = "demo-acme-outdoor-v1"
-	otherKit = "demo-globex-v1"
-	liveKit  = "demo-acme-outdoor-live-v1"
+	Kit      = "demo-acme-outdoor-v1"
+	OtherKit = "demo-globex-v1"
+	LiveKit  = "demo-acme-outdoor-live-v1"
 )
 
-// brief is a 3.2 brief the demo catalogue answers with products.
-const brief = `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"Coffee brand launch video","filters":{"channels":["olv"],"pricing_currencies":["USD"]},"pagination":{"max_results":2},"context":{"correlation_id":"next-brief"}}`
+// Brief is a 3.2 brief the demo catalogue answers with products.
+const Brief = `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"Coffee brand launch video","filters":{"channels":["olv"],"pricing_currencies":["USD"]},"pagination":{"max_results":2},"context":{"correlation_id":"next-brief"}}`
 
-// connect opens an MCP session to base as the holder of token ("" for
+// Connect opens an MCP session to base as the holder of token ("" for
 // anonymous).
-func connect(t testing.TB, base, token string) *mcp.ClientSession {
+func Connect(t testing.TB, base, token string) *mcp.ClientSession {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "compliance-test", Version: "0"}, nil)
 	tr := &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: testenv.BearerClient(token), DisableStandaloneSSE: true, MaxRetries: -1}
@@ -41,19 +46,19 @@ func connect(t testing.TB, base, token string) *mcp.ClientSession {
 	return cs
 }
 
-// call invokes tool with raw JSON arguments and returns the result and
+// Call invokes tool with raw JSON arguments and returns the result and
 // the AdCP object exactly as content[0].text carries it.
-func call(t testing.TB, cs *mcp.ClientSession, tool, args string) (*mcp.CallToolResult, []byte) {
+func Call(t testing.TB, cs *mcp.ClientSession, tool, args string) (*mcp.CallToolResult, []byte) {
 	t.Helper()
-	res, payload, err := tryCall(cs, tool, args)
+	res, payload, err := TryCall(cs, tool, args)
 	if err != nil {
 		t.Fatalf("CallTool(%s, %s): %v", tool, args, err)
 	}
 	return res, payload
 }
 
-// tryCall is call for goroutines: it reports instead of failing.
-func tryCall(cs *mcp.ClientSession, tool, args string) (*mcp.CallToolResult, []byte, error) {
+// TryCall is Call for goroutines: it reports instead of failing.
+func TryCall(cs *mcp.ClientSession, tool, args string) (*mcp.CallToolResult, []byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
@@ -76,7 +81,8 @@ func (e errString) Error() string { return string(e) }
 
 const errNoContent = errString("the result has no text content")
 
-func decode(t testing.TB, b []byte) map[string]any {
+// Decode parses a JSON object.
+func Decode(t testing.TB, b []byte) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -85,25 +91,25 @@ func decode(t testing.TB, b []byte) map[string]any {
 	return m
 }
 
-// control calls comply_test_controller pinned to 3.2 (the rejected arm
+// Control calls comply_test_controller pinned to 3.2 (the rejected arm
 // exists only there) on the caller's bare sandbox account, with a context
 // to be echoed, and checks the answer is a
 // controller response whose isError matches success.
-func control(t testing.TB, cs *mcp.ClientSession, scenario, params string) map[string]any {
+func Control(t testing.TB, cs *mcp.ClientSession, scenario, params string) map[string]any {
 	t.Helper()
 	args := `{"adcp_version":"3.2-beta.5","scenario":"` + scenario + `","account":{"sandbox":true},"context":{"correlation_id":"ctl-` + scenario + `"}`
 	if params != "" {
 		args += `,"params":` + params
 	}
-	return controlRaw(t, cs, args+`}`)
+	return ControlRaw(t, cs, args+`}`)
 }
 
-// controlRaw is control with the whole request given.
-func controlRaw(t testing.TB, cs *mcp.ClientSession, args string) map[string]any {
+// ControlRaw is Control with the whole request given.
+func ControlRaw(t testing.TB, cs *mcp.ClientSession, args string) map[string]any {
 	t.Helper()
-	res, payload := call(t, cs, "comply_test_controller", args)
+	res, payload := Call(t, cs, "comply_test_controller", args)
 	spectest.Validate(t, "compliance/comply-test-controller-response.json", payload)
-	m := decode(t, payload)
+	m := Decode(t, payload)
 	if ok, _ := m["success"].(bool); res.IsError == ok {
 		t.Errorf("comply_test_controller: isError = %v with success %v: %s", res.IsError, m["success"], payload)
 	}
@@ -113,29 +119,29 @@ func controlRaw(t testing.TB, cs *mcp.ClientSession, args string) map[string]any
 	return m
 }
 
-// mustSucceed fails the test unless a controller answer succeeded.
-func mustSucceed(t testing.TB, m map[string]any) {
+// MustSucceed fails the test unless a controller answer succeeded.
+func MustSucceed(t testing.TB, m map[string]any) {
 	t.Helper()
 	if m["success"] != true {
 		t.Fatalf("controller call failed: %v", m)
 	}
 }
 
-// getProducts calls get_products, validates the answer against the
+// GetProducts calls get_products, validates the answer against the
 // official schema for its arm, checks isError is set for the failed arm
 // only, and returns the object.
-func getProducts(t testing.TB, cs *mcp.ClientSession, args string) map[string]any {
+func GetProducts(t testing.TB, cs *mcp.ClientSession, args string) map[string]any {
 	t.Helper()
-	res, payload := call(t, cs, "get_products", args)
+	res, payload := Call(t, cs, "get_products", args)
 	status := spectest.GetProducts(t, payload)
 	if res.IsError != (status == "failed") {
 		t.Errorf("get_products: isError = %v for status %s: %s", res.IsError, status, payload)
 	}
-	return decode(t, payload)
+	return Decode(t, payload)
 }
 
-// wantStatus fails unless m has status want.
-func wantStatus(t testing.TB, m map[string]any, want string) {
+// WantStatus fails unless m has status want.
+func WantStatus(t testing.TB, m map[string]any, want string) {
 	t.Helper()
 	if m["status"] != want {
 		b, _ := json.Marshal(m)
@@ -143,9 +149,9 @@ func wantStatus(t testing.TB, m map[string]any, want string) {
 	}
 }
 
-// decisions reads the publisher's newest ledger entries through the admin
+// Decisions reads the publisher's newest ledger entries through the admin
 // API.
-func decisions(t testing.TB, env *testenv.Env) []map[string]any {
+func Decisions(t testing.TB, env *testenv.Env) []map[string]any {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, env.BaseURL+"/admin/v1/publishers/northwind/decisions?limit=1000", nil)
 	if err != nil {
@@ -170,12 +176,14 @@ func decisions(t testing.TB, env *testenv.Env) []map[string]any {
 	return out.Decisions
 }
 
-func jsonString(s string) string {
+// JSONString is s as a JSON string literal.
+func JSONString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
 
-func jsonOf(t testing.TB, v any) string {
+// JSONOf is v encoded as JSON.
+func JSONOf(t testing.TB, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -184,7 +192,8 @@ func jsonOf(t testing.TB, v any) string {
 	return string(b)
 }
 
-func contains(list []any, s string) bool {
+// Contains reports whether a decoded JSON list holds s.
+func Contains(list []any, s string) bool {
 	for _, v := range list {
 		if v == s {
 			return true
