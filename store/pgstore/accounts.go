@@ -104,20 +104,8 @@ func (s *Store) PutAccount(ctx context.Context, publisher string, a store.Accoun
 
 func (s *Store) ListAccounts(ctx context.Context, publisher string) (_ []store.Account, err error) {
 	defer wrap(&err, "ListAccounts(%q)", publisher)
-	rows, err := s.pool.Query(ctx, `SELECT `+accountColumns+` FROM accounts WHERE publisher_id = $1 ORDER BY id`, publisher)
-	if err != nil {
-		return nil, err
-	}
-	out, err := pgx.CollectRows(rows, scanAccount)
-	if err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		if err := requirePublisher(ctx, s.pool, publisher); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return listScoped(ctx, s, publisher, scanAccount,
+		`SELECT `+accountColumns+` FROM accounts WHERE publisher_id = $1 ORDER BY id`, publisher)
 }
 
 var digestPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)

@@ -265,20 +265,7 @@ func (s *Store) Decisions(ctx context.Context, publisher string, f store.Decisio
 	}
 	args = append(args, limit)
 	q += fmt.Sprintf(" ORDER BY sequence DESC LIMIT $%d", len(args))
-	rows, err := s.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	out, err := pgx.CollectRows(rows, scanEntry)
-	if err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		if err := requirePublisher(ctx, s.pool, publisher); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return listScoped(ctx, s, publisher, scanEntry, q, args...)
 }
 
 // walkPage is how many entries WalkLedger reads at a time.

@@ -171,6 +171,25 @@ func publisherExists(ctx context.Context, q querier, publisher string) (bool, er
 }
 
 // requirePublisher returns ErrNotFound unless publisher exists.
+// listScoped runs a query that lists one publisher's rows. An empty list
+// is told apart from an unknown publisher, which is ErrNotFound.
+func listScoped[T any](ctx context.Context, s *Store, publisher string, scan pgx.RowToFunc[T], q string, args ...any) ([]T, error) {
+	rows, err := s.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	out, err := pgx.CollectRows(rows, scan)
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		if err := requirePublisher(ctx, s.pool, publisher); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 func requirePublisher(ctx context.Context, q querier, publisher string) error {
 	ok, err := publisherExists(ctx, q, publisher)
 	if err != nil {
@@ -456,21 +475,8 @@ func (s *Store) RulebookAt(ctx context.Context, publisher string, version int64)
 
 func (s *Store) RulebookHistory(ctx context.Context, publisher string) (_ []store.RulebookVersion, err error) {
 	defer wrap(&err, "RulebookHistory(%q)", publisher)
-	rows, err := s.pool.Query(ctx, `SELECT `+rulebookColumns+` FROM rulebook_versions WHERE publisher_id = $1 ORDER BY version DESC`,
-		publisher)
-	if err != nil {
-		return nil, err
-	}
-	out, err := pgx.CollectRows(rows, scanRulebook)
-	if err != nil {
-		return nil, err
-	}
-	if len(out) == 0 {
-		if err := requirePublisher(ctx, s.pool, publisher); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return listScoped(ctx, s, publisher, scanRulebook,
+		`SELECT `+rulebookColumns+` FROM rulebook_versions WHERE publisher_id = $1 ORDER BY version DESC`, publisher)
 }
 
 // SaveRulebook advances the publisher's rulebook version by compare-and-set
