@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
 )
@@ -150,6 +151,23 @@ func body(c echo.Context) ([]byte, error) {
 
 // ifMatch reads the If-Match version. Writes require it: without it a
 // concurrent edit could be lost.
+// versionedWrite reads a write that edits a versioned document: the
+// version its If-Match names, and its body decoded strictly into v.
+func versionedWrite(c echo.Context, v any) (int64, error) {
+	match, err := ifMatch(c)
+	if err != nil {
+		return 0, err
+	}
+	b, err := body(c)
+	if err != nil {
+		return 0, err
+	}
+	if err := problem.Decode(b, v); err != nil {
+		return 0, invalid(err, "")
+	}
+	return match, nil
+}
+
 func ifMatch(c echo.Context) (int64, error) {
 	h := strings.TrimSpace(c.Request().Header.Get("If-Match"))
 	if h == "" {

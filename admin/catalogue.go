@@ -86,17 +86,10 @@ func (h *Handler) getProduct(c echo.Context) error {
 }
 
 func (h *Handler) putProduct(c echo.Context) error {
-	match, err := ifMatch(c)
-	if err != nil {
-		return err
-	}
-	b, err := body(c)
-	if err != nil {
-		return err
-	}
 	var p products.Product
-	if err := problem.Decode(b, &p); err != nil {
-		return invalid(err, "")
+	match, err := versionedWrite(c, &p)
+	if err != nil {
+		return err
 	}
 	if p.ProductID == "" {
 		p.ProductID = c.Param("id")

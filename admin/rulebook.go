@@ -178,17 +178,10 @@ type RollbackRequest struct {
 // rollback saves a copy of an earlier version as the newest version:
 // history is never rewritten.
 func (h *Handler) rollback(c echo.Context) error {
-	match, err := ifMatch(c)
-	if err != nil {
-		return err
-	}
-	b, err := body(c)
-	if err != nil {
-		return err
-	}
 	var req RollbackRequest
-	if err := problem.Decode(b, &req); err != nil {
-		return invalid(err, "")
+	match, err := versionedWrite(c, &req)
+	if err != nil {
+		return err
 	}
 	if req.Version < 1 {
 		return invalid(problem.Invalid{{Pointer: "/version", Detail: "version must be 1 or more"}}, "")
@@ -218,17 +211,10 @@ func (h *Handler) getVoice(c echo.Context) error {
 // putVoice replaces the voice section: a new rulebook version with the
 // same rules.
 func (h *Handler) putVoice(c echo.Context) error {
-	match, err := ifMatch(c)
-	if err != nil {
-		return err
-	}
-	b, err := body(c)
-	if err != nil {
-		return err
-	}
 	var v decline.Voice
-	if err := problem.Decode(b, &v); err != nil {
-		return invalid(err, "")
+	match, err := versionedWrite(c, &v)
+	if err != nil {
+		return err
 	}
 	rv, err := h.Store.Rulebook(c.Request().Context(), pub(c))
 	if errors.Is(err, store.ErrNotFound) {
