@@ -94,6 +94,10 @@ var commands = []struct{ name, help string }{
 	{"buyer token create", "create a buyer token (--publisher, --buyer, --operator, --account)"},
 }
 
+// benchOwnFlags are the bench commands the bench package runs, flags and
+// all; bench serve is the storefront's own serve.
+var benchOwnFlags = map[string]bool{"bench": true, "bench load": true, "bench ceiling": true, "bench mcp-floor": true}
+
 // ParseFlags reads the subcommand and flags. Environment variables give
 // defaults; flags win.
 func (m *Main) ParseFlags(args []string) error {
@@ -112,7 +116,7 @@ func (m *Main) ParseFlags(args []string) error {
 		}
 		return fmt.Errorf("unknown command %q (want one of: %s)", strings.Join(args, " "), strings.Join(names, "; "))
 	}
-	if m.Command == "bench" || m.Command == "bench load" || m.Command == "bench ceiling" || m.Command == "bench mcp-floor" {
+	if benchOwnFlags[m.Command] {
 		// These parse their own flags.
 		m.Args = args
 		return nil
@@ -250,11 +254,13 @@ func (m *Main) logger() *slog.Logger {
 func (m *Main) Run(ctx context.Context) error {
 	m.log = m.logger()
 	ctx, m.cancel = context.WithCancel(ctx)
+	if benchOwnFlags[m.Command] {
+		return bench.Main(ctx, m.Command, m.Args, m.Stdout, m.Stderr)
+	}
 	switch m.Command {
 	case "serve", "bench serve":
 		return m.serve(ctx)
-	case "bench", "bench load", "bench ceiling", "bench mcp-floor":
-		return bench.Main(ctx, m.Command, m.Args, m.Stdout, m.Stderr)
+
 	case "ledger verify":
 		return m.ledgerVerify(ctx)
 	case "admin token create":

@@ -71,7 +71,7 @@ func Load(ctx context.Context, t Target, o LoadOptions) (Stats, error) {
 		clients[i] = &Client{URL: t.URL, HTTP: hc}
 		if t.Handshake {
 			if err := clients[i].Initialize(ctx); err != nil {
-				return Stats{}, fmt.Errorf("%s: %w", t.Name, err)
+				return Stats{}, fmt.Errorf("%s at %s: %w", t.Name, t.URL, err)
 			}
 		}
 	}
