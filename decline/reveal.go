@@ -92,15 +92,10 @@ func (categoryDisclosure) level() Level { return Category }
 
 func (c categoryDisclosure) values() map[string]string {
 	out := map[string]string{}
-	put := func(k, v string) {
-		if v != "" {
-			out[k] = v
-		}
-	}
-	put("seller", c.seller)
-	put("channels", c.channels)
-	put("markets", c.markets)
-	put("formats", c.formats)
+	put(out, "seller", c.seller)
+	put(out, "channels", c.channels)
+	put(out, "markets", c.markets)
+	put(out, "formats", c.formats)
 	return out
 }
 
@@ -126,14 +121,9 @@ func (rangeDisclosure) level() Level { return Range }
 
 func (r rangeDisclosure) values() map[string]string {
 	out := r.categoryDisclosure.values()
-	put := func(k, v string) {
-		if v != "" {
-			out[k] = v
-		}
-	}
-	put("minimum", r.bucketMinimum)
-	put("earliest_start", r.startMonth)
-	put("lead_time", r.leadBucket)
+	put(out, "minimum", r.bucketMinimum)
+	put(out, "earliest_start", r.startMonth)
+	put(out, "lead_time", r.leadBucket)
 	if r.openMonth != "" {
 		out["open_flight"] = "starting in " + r.openMonth
 	}
@@ -162,15 +152,10 @@ func (exactDisclosure) level() Level { return Exact }
 
 func (e exactDisclosure) values() map[string]string {
 	out := e.categoryDisclosure.values()
-	put := func(k, v string) {
-		if v != "" {
-			out[k] = v
-		}
-	}
-	put("minimum", e.minimum)
-	put("earliest_start", e.earliestStart)
-	put("lead_time", e.leadDays)
-	put("open_flight", e.openFlight)
+	put(out, "minimum", e.minimum)
+	put(out, "earliest_start", e.earliestStart)
+	put(out, "lead_time", e.leadDays)
+	put(out, "open_flight", e.openFlight)
 	return out
 }
 
@@ -206,4 +191,11 @@ func countryLabel(code string) string {
 		return n
 	}
 	return code
+}
+
+// put sets a placeholder value, leaving out what a level does not have.
+func put(out map[string]string, k, v string) {
+	if v != "" {
+		out[k] = v
+	}
 }
