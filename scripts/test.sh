@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # The storefront's one test command. It installs and starts what the tests
-# need (PostgreSQL, the pinned npm buyer clients), then runs go vet and the
-# whole test suite. .ci/run calls it with CI=true, under which tests that
-# cannot find what they need fail instead of skipping.
-set -euo pipefail
+# need (PostgreSQL, the pinned npm packages, Chromium), then runs go vet,
+# the whole Go test suite and the AdCP storyboards. .ci/run calls it with
+# CI=true, under which tests that cannot find what they need fail instead
+# of skipping. A failed step does not stop the later ones, so go vet and
+# go test always run; the script exits non-zero if any step failed.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 
 say() { printf '\n==> %s\n' "$*"; }
+failed=()
+step() { # step NAME COMMAND...: run a step, remembering a failure
+  local name="$1"; shift
+  "$@" || { echo "FAILED: $name"; failed+=("$name"); }
+}
 
 # PostgreSQL: start the local cluster if it is down, then point the tests
 # at it. A database of the caller's choosing wins.
@@ -31,8 +38,8 @@ fi
 # peer the load benchmark compares against, pinned by its own lock file.
 say "npm packages (e2e/, bench/peer-node/)"
 if command -v npm >/dev/null 2>&1; then
-  (cd e2e && npm ci --no-audit --no-fund --loglevel=error)
-  (cd bench/peer-node && npm ci --no-audit --no-fund --loglevel=error)
+  step "npm ci in e2e/" npm ci --prefix e2e --no-audit --no-fund --loglevel=error
+  step "npm ci in bench/peer-node/" npm ci --prefix bench/peer-node --no-audit --no-fund --loglevel=error
 else
   echo "npm not found: end-to-end tests with the @adcp/sdk client will skip (or fail under CI=true)"
 fi
@@ -42,6 +49,7 @@ say "Chromium"
 if command -v chromium >/dev/null 2>&1; then
   chromium --version 2>/dev/null || true
 elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  export DEBIAN_FRONTEND=noninteractive
   apt-get install -y chromium || { apt-get update && apt-get install -y chromium; } ||
     echo "installing chromium failed: the console's browser tests will skip (or fail under CI=true)"
 else
@@ -49,10 +57,17 @@ else
 fi
 
 say "go vet"
-go vet ./...
+step "go vet" go vet ./...
 
 say "go test"
-go test -count=1 ./...
+step "go test" go test -count=1 ./...
 
 say "AdCP storyboards (@adcp/sdk runner, sandbox binary)"
-./scripts/storyboards.sh
+step "storyboards" ./scripts/storyboards.sh
+
+if [ "${#failed[@]}" -gt 0 ]; then
+  printf '\nfailed: %s\n' "${failed[*]}"
+  exit 1
+fi
+echo
+echo "all tests passed"
