@@ -54,7 +54,7 @@ const capabilitiesSchema = `{
   "type": "object",
   "description": "get_adcp_capabilities request.",
   "properties": {
-    "adcp_version": {"type": "string", "description": "Release pin, e.g. 3.2-beta.5."},
+    "adcp_version": {"type": "string", "description": "Release pin, e.g. 3.2-rc.7."},
     "adcp_major_version": {"type": "integer"},
     "protocols": {"type": "array", "items": {"type": "string"}},
     "context": {"type": "object", "description": "Echoed unchanged."},
@@ -67,7 +67,7 @@ const getProductsSchema = `{
   "type": "object",
   "description": "get_products request (AdCP media-buy/get-products-request.json). Unknown fields are accepted.",
   "properties": {
-    "adcp_version": {"type": "string", "description": "Release pin: 3.0, 3.1, 3.2-beta.4 or 3.2-beta.5. The rejected arm needs a 3.2 pin."},
+    "adcp_version": {"type": "string", "description": "Release pin: one of get_adcp_capabilities' adcp.supported_versions. The rejected arm needs a 3.2 pin."},
     "adcp_major_version": {"type": "integer"},
     "buying_mode": {"type": "string", "enum": ["brief", "wholesale", "refine"]},
     "brief": {"type": "string", "description": "Campaign brief (brief mode only)."},
