@@ -14,6 +14,7 @@ import (
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
+	"github.com/storefront/storefront/signing"
 )
 
 // VocabularyMeta is the decline vocabulary as tool _meta carries it.
@@ -189,6 +190,17 @@ func (a *Agent) capabilities(env outcome.Envelope, snap *products.Snapshot) []by
 			"portfolio":                portfolio,
 		}},
 		{"ext", map[string]any{outcome.Namespace: map[string]any{"decline_vocabulary": VocabularyMeta()}}},
+	}
+	if a.WebhooksSigned {
+		doc = append(doc, kv{"webhook_signing", map[string]any{
+			"supported":            true,
+			"profile":              signing.Tag,
+			"algorithms":           []string{signing.Algorithm},
+			"legacy_hmac_fallback": true,
+			// The sender gives up within minutes (webhook.New); the
+			// profile's floor is a day, and this is a maximum.
+			"delivery_retry_horizon_seconds": 86400,
+		}})
 	}
 	if a.Controller != nil && env.Version.AtLeast(3, 2) {
 		// The scenario list is an open vocabulary from 3.2; earlier

@@ -91,6 +91,8 @@ var commands = []struct{ name, help string }{
 	{"ledger verify", "walk each publisher's decision ledger and name the first broken entry"},
 	{"admin token create", "create an admin API token for a publisher (--publisher)"},
 	{"admin publisher create", "create a publisher (--publisher, --name, --domain)"},
+	{"admin signing-key rotate", "give a publisher a new webhook-signing key, retiring the active one (--publisher)"},
+	{"admin signing-key list", "list a publisher's webhook-signing keys as public JWKs (--publisher)"},
 	{"buyer token create", "create a buyer token (--publisher, --buyer, --operator, --account)"},
 }
 
@@ -149,6 +151,8 @@ func (m *Main) ParseFlags(args []string) error {
 		fs.StringVar(&m.Name, "name", "", "public name (required)")
 		fs.StringVar(&m.Domain, "domain", "", "publisher domain (required)")
 		fs.BoolVar(&m.AnonDiscovery, "anonymous-discovery", true, "allow get_products without credentials for public requests")
+	case "admin signing-key rotate", "admin signing-key list":
+		fs.StringVar(&m.Publisher, "publisher", "", "the publisher (required)")
 	case "buyer token create":
 		fs.StringVar(&m.Publisher, "publisher", "", "the publisher (required)")
 		fs.StringVar(&m.BuyerID, "buyer", "", "buyer principal id (required)")
@@ -269,6 +273,8 @@ func (m *Main) Run(ctx context.Context) error {
 		return m.publisherCreate(ctx)
 	case "buyer token create":
 		return m.buyerTokenCreate(ctx)
+	case "admin signing-key rotate", "admin signing-key list":
+		return m.signingKeys(ctx)
 	}
 	return fmt.Errorf("unknown command %q", m.Command)
 }
