@@ -34,12 +34,15 @@ type Main struct {
 	// Command is the subcommand: serve, "admin token create", "ledger verify"...
 	Command string
 	// Flags, after ParseFlags.
-	Addr        string
-	Sandbox     bool
-	LogLevel    string
-	LogJSON     bool
-	DatabaseURL string
-	SeedDemo    bool
+	Addr    string
+	Sandbox bool
+	// AsyncDiscovery turns on background curation of briefs that
+	// register a webhook.
+	AsyncDiscovery bool
+	LogLevel       string
+	LogJSON        bool
+	DatabaseURL    string
+	SeedDemo       bool
 	// DefaultPublisher is served at the plain paths.
 	DefaultPublisher string
 	// DemoBuyerToken and DemoAdminToken fix the demo tokens instead of
@@ -137,6 +140,7 @@ func (m *Main) ParseFlags(args []string) error {
 		}
 		fs.StringVar(&m.Addr, "addr", envOr("STOREFRONT_ADDR", "127.0.0.1:8080"), "address to listen on (STOREFRONT_ADDR)")
 		fs.BoolVar(&m.Sandbox, "sandbox", envBool("STOREFRONT_SANDBOX"), "sandbox mode: compliance controller and test-kit keys (STOREFRONT_SANDBOX=1)")
+		fs.BoolVar(&m.AsyncDiscovery, "async-discovery", envBool("STOREFRONT_ASYNC_DISCOVERY"), "answer brief and refine get_products that register a webhook as tasks: submitted at once, decided in the background, the answer delivered to the webhook (STOREFRONT_ASYNC_DISCOVERY=1)")
 		fs.BoolVar(&m.SeedDemo, "seed-demo", envBool("STOREFRONT_SEED_DEMO"), "with PostgreSQL, load the demo publisher if it is absent (STOREFRONT_SEED_DEMO=1); the in-memory store always has it")
 		fs.StringVar(&m.DefaultPublisher, "default-publisher", os.Getenv("STOREFRONT_DEFAULT_PUBLISHER"), "publisher served at the plain paths (STOREFRONT_DEFAULT_PUBLISHER); default: the demo publisher if present, else the first")
 		fs.StringVar(&m.DemoBuyerToken, "demo-buyer-token", os.Getenv("STOREFRONT_DEMO_BUYER_TOKEN"), "fix the demo buyer token instead of generating one (STOREFRONT_DEMO_BUYER_TOKEN)")

@@ -78,6 +78,13 @@ func (m *Main) serve(ctx context.Context) error {
 		Now:            m.Now,
 		Log:            m.log,
 	}
+	if m.AsyncDiscovery {
+		curator := &agent.Curator{Store: s, Webhooks: hooks, Now: m.Now, Log: m.log}
+		svc.Curation = curator
+		// Before the webhooks' Wait (defers run last first): a decision
+		// in flight still delivers.
+		defer curator.Wait(context.Background())
+	}
 	var controller *compliance.Controller
 	if m.Sandbox {
 		svc.Seeds = snaps
