@@ -23,8 +23,8 @@ import (
 // store are not wired in. These tests pin that the a2a-go release in
 // go.mod (v2.4.0) has both protections on by default, so that wiring either
 // in later starts safe (against v2.3.1, which had neither, they do not
-// build); and that the storefront's own
-// A2A surface gives no caller another's task.
+// build); and that the storefront's own A2A surface gives no caller
+// another's task.
 
 // TestA2AGoPushSenderRefusesPrivateTargets: the push sender's SSRF guard
 // refuses, at dial time, a receiver on a loopback address, unless the
