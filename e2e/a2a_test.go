@@ -36,7 +36,9 @@ func adcpPayload(t *testing.T, r CLIResult) map[string]any {
 // TestSDKOverA2A is the README's A2A worked example, run by a real buyer
 // client: the @adcp/sdk CLI speaks A2A 0.3 to the real binary and gets a
 // completed and a rejected response whose AdCP payloads are the ones the
-// same requests get over MCP.
+// same requests get over MCP. A buyer pinned to each end of the 3.2 betas
+// and release candidates (beta.0, beta.11, rc.0, rc.7) gets the rejected
+// arm for the README's 100 USD brief on both transports.
 func TestSDKOverA2A(t *testing.T) {
 	sf := Start(t, nil)
 	for _, test := range []struct {
@@ -76,15 +78,18 @@ func TestSDKOverA2A(t *testing.T) {
 			if diff := cmp.Diff(adcpPayload(t, viaMCP), a2aPayload); diff != "" {
 				t.Errorf("A2A and MCP payloads differ (-mcp +a2a):\n%s", diff)
 			}
+			// A pinned buyer gets its pin echoed exactly, in a payload
+			// valid against the official schemas (the MCP bytes, as the
+			// storefront sent them).
 			var req struct {
 				Version string `json:"adcp_version"`
 			}
 			_ = json.Unmarshal([]byte(test.request), &req)
 			if req.Version != "" {
-				raw, _ := json.Marshal(a2aPayload)
-				spectest.GetProducts(t, raw)
-				if a2aPayload["adcp_version"] != req.Version {
-					t.Errorf("adcp_version = %v, want %s echoed exactly", a2aPayload["adcp_version"], req.Version)
+				raw, _ := viaMCP.Metadata["protocolMessage"].(string)
+				spectest.GetProducts(t, []byte(raw))
+				if a2aPayload["adcp_version"] != req.Version || viaMCP.Data["adcp_version"] != req.Version {
+					t.Errorf("adcp_version = %v over A2A, %v over MCP, want %s echoed exactly", a2aPayload["adcp_version"], viaMCP.Data["adcp_version"], req.Version)
 				}
 			}
 		})
@@ -98,6 +103,7 @@ func TestSDKOverA2A(t *testing.T) {
 // failed", reads neither place: that client takes a failed task's reason
 // only from a JSON-RPC error); and a 3.2-rc.8 buyer the versions served.
 func TestSDKA2AFailureReason(t *testing.T) {
+	t.Parallel()
 	sf := Start(t, nil)
 	for _, test := range []struct {
 		pin, code, want string

@@ -127,6 +127,7 @@ func jwksKids(t *testing.T, url string) []string {
 // through the admin API the next webhook is signed with the new key, which
 // the verifier finds by refetching the JWKS.
 func TestSDKVerifiesSignedWebhooks(t *testing.T) {
+	t.Parallel()
 	sf := Start(t, nil, "--sandbox")
 	m := regexp.MustCompile(`demo admin token[^:]*: (\S+)`).FindStringSubmatch(sf.Output())
 	if m == nil {
