@@ -17,6 +17,7 @@ import (
 
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/signing"
 	"github.com/storefront/storefront/store"
 )
 
@@ -27,8 +28,10 @@ type Handler struct {
 	// directives, so previews change nothing.
 	Preview *products.Service
 	Snaps   *store.Snapshots
-	Log     *slog.Logger
-	Now     func() time.Time
+	// Keys manages the publishers' webhook-signing keys.
+	Keys *signing.Keys
+	Log  *slog.Logger
+	Now  func() time.Time
 }
 
 // MaxBody is the largest admin request body, in bytes.
@@ -72,6 +75,11 @@ func (h *Handler) Mount(e *echo.Echo) {
 	p.GET("/accounts", h.listAccounts)
 	p.PUT("/accounts/:id", h.putAccount)
 	p.POST("/buyer-tokens", h.createBuyerToken)
+
+	if h.Keys != nil {
+		p.GET("/signing-keys", h.listSigningKeys)
+		p.POST("/signing-keys/rotate", h.rotateSigningKey)
+	}
 }
 
 // problems makes every error in the group render as problem+json.

@@ -61,7 +61,11 @@ type Agent struct {
 	// Controller serves comply_test_controller; it is registered only in
 	// sandbox mode.
 	Controller *compliance.Controller
-	Log        *slog.Logger
+	// WebhooksSigned is set when task webhooks are signed under the RFC
+	// 9421 webhook profile; the capabilities then declare it, as a seller
+	// that emits webhooks must.
+	WebhooksSigned bool
+	Log            *slog.Logger
 
 	tools  []*Tool
 	byName map[string]*Tool

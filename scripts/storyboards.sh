@@ -33,12 +33,17 @@ STORYBOARDS=(
   universal/schema-validation.yaml
   protocols/media-buy/scenarios/refine_products.yaml
   universal/get-products-pagination-integrity.yaml
+  universal/webhook-emission.yaml
+  universal/security.yaml
+  universal/stale-response-advisory.yaml
 )
 
 work="$(mktemp -d)"
 trap 'kill "${pid:-0}" 2>/dev/null || true; wait "${pid:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
 go build -o "$work/storefront" ./cmd/storefront
-"$work/storefront" serve --sandbox --addr 127.0.0.1:0 >"$work/out.log" 2>&1 &
+# --async-discovery: briefs that register a webhook become tasks whose
+# answer arrives by a signed webhook, the path webhook-emission grades.
+"$work/storefront" serve --sandbox --async-discovery --addr 127.0.0.1:0 >"$work/out.log" 2>&1 &
 pid=$!
 addr=""
 for _ in $(seq 1 100); do
