@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -46,6 +47,27 @@ func decisionOf(e ledger.Entry) Decision {
 	}
 }
 
+// pageOf reads the paging parameters of a list newest first: ?limit= (1
+// to 1000, def without it) and ?before= (a sequence number).
+func pageOf(q url.Values, v *problem.Invalid, def int) (limit int, before int64) {
+	limit = def
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 1000 {
+			v.Add("/limit", "limit must be between 1 and 1000")
+		}
+		limit = n
+	}
+	if s := q.Get("before"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 1 {
+			v.Add("/before", "before must be a sequence number")
+		}
+		before = n
+	}
+	return limit, before
+}
+
 // filter reads the decision filter from the query string.
 func filterOf(c echo.Context) (store.DecisionFilter, error) {
 	var f store.DecisionFilter
@@ -74,26 +96,9 @@ func filterOf(c echo.Context) (store.DecisionFilter, error) {
 			*dst = t
 		}
 	}
-	f.Limit = 100
-	if s := q.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 1000 {
-			v.Add("/limit", "limit must be between 1 and 1000")
-		}
-		f.Limit = n
-	}
-	if s := q.Get("before"); s != "" {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || n < 1 {
-			v.Add("/before", "before must be a sequence number")
-		}
-		f.Before = n
-	}
+	f.Limit, f.Before = pageOf(q, &v, 100)
 	if err := v.Err(); err != nil {
-		p := invalid(err, "").(*ProblemError)
-		p.P.Status = http.StatusBadRequest
-		p.P.Title = "Invalid query"
-		return f, p
+		return f, invalidQuery(err)
 	}
 	return f, nil
 }
