@@ -60,6 +60,9 @@ type Main struct {
 	DebugAddr string
 	// PublicURL is the origin agent cards advertise (serve only).
 	PublicURL string
+	// AllowedHosts are Host values agent cards may advertise when there
+	// is no PublicURL (serve only).
+	AllowedHosts []string
 	// Fixture, for bench serve, sizes the generated publisher served
 	// instead of the demo.
 	Fixture string
@@ -140,7 +143,8 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&m.DatabaseURL, "database-url", os.Getenv("DATABASE_URL"), "PostgreSQL URL; without it the in-memory store is used (DATABASE_URL)")
 	switch m.Command {
 	case "serve", "bench serve":
-		fs.StringVar(&m.PublicURL, "public-url", os.Getenv("STOREFRONT_PUBLIC_URL"), "origin the A2A agent cards advertise, e.g. https://seller.example when behind a proxy (STOREFRONT_PUBLIC_URL); default: each request's own host")
+		fs.StringVar(&m.PublicURL, "public-url", os.Getenv("STOREFRONT_PUBLIC_URL"), "origin the A2A agent cards advertise, e.g. https://seller.example when behind a proxy (STOREFRONT_PUBLIC_URL); default: the listening address, or an --allowed-hosts host")
+		fs.Func("allowed-hosts", "comma-separated Host values, e.g. seller.example:8080,10.0.0.5:8080, that agent cards may advertise when a request names one and there is no --public-url (STOREFRONT_ALLOWED_HOSTS)", m.setAllowedHosts)
 		fs.StringVar(&m.DebugAddr, "debug-addr", os.Getenv("STOREFRONT_DEBUG_ADDR"), "serve pprof and expvar on this address, e.g. 127.0.0.1:6060 (STOREFRONT_DEBUG_ADDR); off by default")
 		if m.Command == "bench serve" {
 			fs.StringVar(&m.Fixture, "fixture", bench.DefaultFixture.String(), "size of the generated publisher")
@@ -169,6 +173,11 @@ func (m *Main) ParseFlags(args []string) error {
 		}
 		fmt.Fprintf(m.Stderr, "\nflags for %q:\n", m.Command)
 		fs.PrintDefaults()
+	}
+	if v := os.Getenv("STOREFRONT_ALLOWED_HOSTS"); v != "" && (m.Command == "serve" || m.Command == "bench serve") {
+		if err := m.setAllowedHosts(v); err != nil {
+			return fmt.Errorf("STOREFRONT_ALLOWED_HOSTS: %w", err)
+		}
 	}
 	if err := fs.Parse(args); err != nil {
 		return err

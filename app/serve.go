@@ -89,7 +89,7 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 	m.Server = server.New(server.Config{
 		Addr: m.Addr, DefaultPublisher: def, Agent: a, Admin: adm, Store: s,
-		StoreKind: kind, Version: Version, PublicURL: m.PublicURL, Log: m.log,
+		StoreKind: kind, Version: Version, PublicURL: m.PublicURL, AllowedHosts: m.AllowedHosts, Log: m.log,
 	})
 	if m.DebugAddr != "" {
 		stop, err := serveDebug(ctx, m.DebugAddr, m.log)
@@ -110,6 +110,7 @@ func (m *Main) serve(ctx context.Context) error {
 	if err := m.Server.Listen(); err != nil {
 		return fmt.Errorf("listening on %s: %w", m.Addr, err)
 	}
+	m.warnCardOrigin(m.Server.Addr(), m.Server.BaseURL())
 	m.log.Info("storefront serving", "addr", m.Server.Addr(), "mcp", m.Server.BaseURL()+"/mcp",
 		"default_publisher", def, "store", kind, "sandbox", m.Sandbox, "version", Version)
 	close(m.Ready)
