@@ -205,8 +205,15 @@ func (h *Handler) getToken(c echo.Context) error {
 // revokeToken refuses the token from the next request on, on every
 // replica: nothing caches tokens.
 func (h *Handler) revokeToken(c echo.Context) error {
-	t, err := h.Store.RevokeToken(c.Request().Context(), pub(c), c.Param("id"), h.now())
+	t, err := h.Store.Token(c.Request().Context(), pub(c), c.Param("id"))
 	if err != nil {
+		return err
+	}
+	if t.RevokedAt != nil {
+		// Already revoked: nothing changes, so nothing is recorded.
+		return c.JSON(http.StatusOK, h.view(t))
+	}
+	if t, err = h.Store.RevokeToken(c.Request().Context(), pub(c), t.ID, h.now()); err != nil {
 		return err
 	}
 	if err := h.Record(c, audit.TokenRevoke, t.ID, TokenDetail(t)); err != nil {
