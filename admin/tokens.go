@@ -52,7 +52,8 @@ type RotateRequest struct {
 	// Overlap is how long the old token keeps working beside the new one
 	// (a Go duration; "0s" or absent revokes it at once).
 	Overlap string `json:"overlap,omitempty"`
-	// ExpiresIn is the new token's lifetime, as at creation.
+	// ExpiresIn is the new token's lifetime, as at creation; without it
+	// the new token lasts as long as the old one was made to last.
 	ExpiresIn string `json:"expires_in,omitempty"`
 }
 

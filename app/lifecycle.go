@@ -75,7 +75,7 @@ func (m *Main) lifecycleFlags(fs *flag.FlagSet) {
 		fs.BoolVar(&l.FromStdin, "stdin", false, "read the token's secret from standard input instead of naming its id (for a leaked secret: it stays out of the shell's history and the process list)")
 		if words[len(words)-1] == "rotate" {
 			fs.DurationVar(&l.Overlap, "overlap", 24*time.Hour, "how long the old token keeps working beside the new one; 0 revokes it at once")
-			fs.DurationVar(&l.ExpiresIn, "expires-in", 0, "make the new token expire this long after now (default: never)")
+			fs.DurationVar(&l.ExpiresIn, "expires-in", 0, "make the new token expire this long after now (default: the old token's lifetime, if it had one)")
 		}
 	case "list":
 		if m.Command == "audit list" {

@@ -119,7 +119,7 @@ type Tokens interface {
 	// RotateToken replaces token id with next, stored under digest, in
 	// one step. next takes id's kind, publisher, name and scope, and
 	// Replaces names id; of next's own fields only ID, Prefix, CreatedAt,
-	// CreatedBy and ExpiresAt are used. The old token stays usable until
+	// CreatedBy and ExpiresAt are used (see Rotated). The old token stays usable until
 	// until at the latest (its expiry is brought forward, never put
 	// back); an until at or before next.CreatedAt revokes it at once.
 	// ErrConflict: id is revoked, expired or already rotated.
@@ -209,11 +209,17 @@ func CheckDigest(digest string) error {
 
 // Rotated is the token that replaces old in a rotation: old's kind,
 // publisher, name and scope, with next's id (a fresh one if empty),
-// prefix, creation and expiry.
+// prefix, creation and expiry. Without an expiry of its own, it keeps
+// old's lifetime: a token made to last 30 days is replaced by one that
+// lasts 30 days.
 func Rotated(old, next Token) Token {
 	t := Token{
 		ID: next.ID, Kind: old.Kind, Publisher: old.Publisher, Name: old.Name, Prefix: next.Prefix, Buyer: old.Buyer,
 		CreatedAt: next.CreatedAt, CreatedBy: next.CreatedBy, ExpiresAt: next.ExpiresAt, Replaces: old.ID,
+	}
+	if t.ExpiresAt == nil && old.ExpiresAt != nil {
+		exp := next.CreatedAt.Add(old.ExpiresAt.Sub(old.CreatedAt))
+		t.ExpiresAt = &exp
 	}
 	if t.ID == "" {
 		t.ID = NewTokenID()
@@ -225,7 +231,9 @@ func Rotated(old, next Token) Token {
 // latest, or revoked at once when until is not after created's creation.
 func Retired(old, created Token, until time.Time) Token {
 	old.ReplacedBy = created.ID
-	if !until.After(created.CreatedAt) {
+	// Stores keep times to the microsecond: an until equal to the
+	// creation time but for nanoseconds is no overlap.
+	if !until.Truncate(time.Microsecond).After(created.CreatedAt.Truncate(time.Microsecond)) {
 		at := created.CreatedAt
 		old.RevokedAt = &at
 		return old

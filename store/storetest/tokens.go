@@ -290,8 +290,9 @@ func testTokenRotation(t *testing.T, s store.Store) {
 	expiring.ExpiresAt = ptrTime(tAt(3 * time.Hour))
 	a, err := s.CreateToken(ctx, adminDigest, expiring)
 	wantErr(t, "CreateToken(admin)", err, nil)
-	now := store.Token{CreatedAt: tAt(time.Hour)}
-	old, created, err = s.RotateToken(ctx, alpha.ID, a.ID, store.TokenDigest("sf_admin_rotated_now"), now, tAt(time.Hour))
+	// The times have nanoseconds, which stores do not keep.
+	now := store.Token{CreatedAt: tAt(time.Hour + 7)}
+	old, created, err = s.RotateToken(ctx, alpha.ID, a.ID, store.TokenDigest("sf_admin_rotated_now"), now, tAt(time.Hour+7))
 	wantErr(t, "RotateToken(no overlap)", err, nil)
 	if old.RevokedAt == nil || !old.RevokedAt.Equal(tAt(time.Hour).Truncate(time.Microsecond)) {
 		t.Errorf("a rotation without overlap left the old token revoked at %v, want at once", old.RevokedAt)
@@ -302,10 +303,14 @@ func testTokenRotation(t *testing.T, s store.Store) {
 	}
 	b, err := s.CreateToken(ctx, store.TokenDigest("sf_admin_short"), expiring)
 	wantErr(t, "CreateToken(admin)", err, nil)
-	old, _, err = s.RotateToken(ctx, alpha.ID, b.ID, store.TokenDigest("sf_admin_short_next"), now, tAt(10*time.Hour))
+	old, created, err = s.RotateToken(ctx, alpha.ID, b.ID, store.TokenDigest("sf_admin_short_next"), store.Token{CreatedAt: tAt(time.Hour)}, tAt(10*time.Hour))
 	wantErr(t, "RotateToken(overlap past the old expiry)", err, nil)
 	if old.ExpiresAt == nil || !old.ExpiresAt.Equal(tAt(3*time.Hour).Truncate(time.Microsecond)) {
 		t.Errorf("rotation moved the old token's expiry from %v to %v; it may only bring it forward", tAt(3*time.Hour), old.ExpiresAt)
+	}
+	// The successor lasts as long as the old token was made to: 3 hours.
+	if created.ExpiresAt == nil || !created.ExpiresAt.Equal(tAt(4*time.Hour).Truncate(time.Microsecond)) {
+		t.Errorf("the successor of a 3-hour token expires at %v, want 3 hours after it was made (%v)", created.ExpiresAt, tAt(4*time.Hour))
 	}
 
 	// Of 8 rotations of one token at once, exactly one succeeds.
