@@ -88,26 +88,22 @@ func TestLeakedAdminTokenRevokedOnReplicas(t *testing.T) {
 	if leakedID == "" || !strings.Contains(out, "revoked") {
 		t.Fatalf("admin token revoke said %q", out)
 	}
+	// Nothing caches tokens, so the very first request each replica gets
+	// after the command returns is refused; the bar is within a second.
 	var wg sync.WaitGroup
 	for i, r := range []*testenv.Env{r1, r2} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
-				status, _, _ := adminDo(t, r.BaseURL, leaked, "GET", "/admin/v1/whoami", "")
-				if status == 401 {
-					return
-				}
-				if time.Since(revoked) > time.Second {
-					t.Errorf("replica %d still accepts the revoked admin token %v after revocation", i+1, time.Since(revoked))
-					return
-				}
-				time.Sleep(10 * time.Millisecond)
+			if status, _, _ := adminDo(t, r.BaseURL, leaked, "GET", "/admin/v1/whoami", ""); status != 401 {
+				t.Errorf("replica %d's first request after the revocation = %d, want 401", i+1, status)
 			}
 		}()
 	}
 	wg.Wait()
-	if took := time.Since(revoked); took > time.Second {
+	took := time.Since(revoked)
+	t.Logf("both replicas refused the revoked admin token %v after the command returned", took)
+	if took > time.Second {
 		t.Errorf("both replicas refused the admin token only after %v, want within a second", took)
 	}
 	for _, r := range []*testenv.Env{r1, r2} {
