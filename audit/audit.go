@@ -97,8 +97,10 @@ const (
 	maxValue  = 1024
 )
 
-// clean makes a record storable and its hash reproducible: valid UTF-8,
-// no control characters (PostgreSQL text cannot hold NUL), bounded sizes.
+// clean makes a record storable, readable as it is and its hash
+// reproducible: valid UTF-8, no control or format characters (PostgreSQL
+// text cannot hold NUL; a bidi override could disguise an entry), bounded
+// sizes.
 func (r Record) clean() Record {
 	r.Publisher = cleanText(r.Publisher, maxField)
 	r.Actor = cleanText(r.Actor, maxField)
@@ -126,7 +128,9 @@ func (r Record) clean() Record {
 func cleanText(s string, limit int) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
+		// Control characters, and format characters such as bidi
+		// overrides, which could make an entry read as another.
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
 			return -1
 		}
 		return r
