@@ -107,15 +107,7 @@ func (h *Handler) auditTrail(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := make([]AuditEntry, 0, len(es))
-	for _, e := range es {
-		out = append(out, auditEntryOf(e))
-	}
-	next := int64(0)
-	if len(es) == f.Limit && len(es) > 0 {
-		next = es[len(es)-1].Sequence
-	}
-	return c.JSON(http.StatusOK, map[string]any{"entries": out, "next_before": next})
+	return listPage(c, "entries", es, f.Limit, func(e audit.Entry) int64 { return e.Sequence }, auditEntryOf)
 }
 
 func (h *Handler) auditVerify(c echo.Context) error {

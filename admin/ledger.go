@@ -112,15 +112,22 @@ func (h *Handler) decisions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := make([]Decision, 0, len(es))
-	for _, e := range es {
-		out = append(out, decisionOf(e))
+	return listPage(c, "decisions", es, f.Limit, func(e ledger.Entry) int64 { return e.Sequence }, decisionOf)
+}
+
+// listPage answers with one page of a chain's entries, newest first: their
+// wire form under key, and next_before, the sequence the next page starts
+// below (0 when this page is the last).
+func listPage[T, W any](c echo.Context, key string, items []T, limit int, seq func(T) int64, wire func(T) W) error {
+	out := make([]W, 0, len(items))
+	for _, it := range items {
+		out = append(out, wire(it))
 	}
 	next := int64(0)
-	if len(es) == f.Limit && len(es) > 0 {
-		next = es[len(es)-1].Sequence
+	if len(items) == limit && len(items) > 0 {
+		next = seq(items[len(items)-1])
 	}
-	return c.JSON(http.StatusOK, map[string]any{"decisions": out, "next_before": next})
+	return c.JSON(http.StatusOK, map[string]any{key: out, "next_before": next})
 }
 
 // VerifyResult is the outcome of walking a publisher's chain.
