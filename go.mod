@@ -9,6 +9,7 @@ require (
 	github.com/coregx/ahocorasick v0.3.1
 	github.com/dlclark/regexp2 v1.12.0
 	github.com/google/go-cmp v0.7.0
+	github.com/jackc/puddle/v2 v2.2.3
 	github.com/labstack/echo/v4 v4.16.4
 	github.com/microcosm-cc/bluemonday v1.0.27
 	github.com/modelcontextprotocol/go-sdk v1.8.0
@@ -30,7 +31,6 @@ require (
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/pgx/v5 v5.13.0 // indirect
-	github.com/jackc/puddle/v2 v2.2.3 // indirect
 	github.com/labstack/gommon v0.5.0 // indirect
 	github.com/mattn/go-colorable v0.1.15 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect

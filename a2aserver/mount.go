@@ -32,11 +32,17 @@ type Config struct {
 	// Version is the storefront build, shown on the card.
 	Version string
 	// PublicURL, when set, is the origin the card advertises (for example
-	// behind a TLS-terminating proxy). When empty the card uses the
-	// request's own Host and scheme, which is right for direct access and
-	// needs no trust in forwarding headers.
+	// behind a TLS-terminating proxy). Without it the card never takes
+	// its origin from an arbitrary Host header (see Server.origin).
 	PublicURL string
-	Log       *slog.Logger
+	// AllowedHosts are the Host values the card may advertise when
+	// PublicURL is not set: a request naming one of them gets a card with
+	// its own host; any other gets ListenOrigin.
+	AllowedHosts []string
+	// ListenOrigin returns the origin of the address the storefront
+	// listens on, such as http://127.0.0.1:8080.
+	ListenOrigin func() string
+	Log          *slog.Logger
 }
 
 // Server is the A2A surface of one storefront.
@@ -145,18 +151,6 @@ func (s *Server) serveCard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Response().Header().Set("Access-Control-Allow-Origin", "*")
+	cardHeaders(c.Response().Header(), s.cfg)
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, b)
-}
-
-// origin is the scheme and host the card advertises.
-func (s *Server) origin(r *http.Request) string {
-	if s.cfg.PublicURL != "" {
-		return strings.TrimRight(s.cfg.PublicURL, "/")
-	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
 }

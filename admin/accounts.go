@@ -1,14 +1,14 @@
 package admin
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/store"
@@ -59,55 +59,48 @@ func (h *Handler) putAccount(c echo.Context) error {
 	if s.DisclosureCap != nil {
 		a.Disclosure = *s.DisclosureCap
 	}
-	err = h.Store.PutAccount(c.Request().Context(), pub(c), a)
+	stored, err := h.Store.PutAccount(c.Request().Context(), pub(c), a)
 	if errors.Is(err, store.ErrExists) {
 		return newProblem(http.StatusConflict, "exists", "Account exists", "another account already has this operator and brand")
 	}
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, a)
+	if err := h.Record(c, audit.AccountPut, stored.ID, map[string]string{
+		"operator": stored.Operator, "brand_domain": stored.BrandDomain, "brand_id": stored.BrandID,
+		"sandbox": strconv.FormatBool(stored.Sandbox), "disclosure_cap": stored.Disclosure.String(),
+	}); err != nil {
+		return err
+	}
+	// The stored record, creation time and all: what a GET would show.
+	return c.JSON(http.StatusOK, stored)
 }
 
-// BuyerTokenRequest creates a buyer token.
+// BuyerTokenRequest names the buyer principal a buyer token speaks for.
 type BuyerTokenRequest struct {
 	ID       string   `json:"id"`
 	Operator string   `json:"operator"`
 	Accounts []string `json:"accounts,omitempty"`
 }
 
+// BuyerTokenCreate is the body of POST /buyer-tokens, which makes a buyer
+// token named after its buyer (POST /tokens does the same and more).
+type BuyerTokenCreate struct {
+	BuyerTokenRequest
+	ExpiresIn string `json:"expires_in,omitempty"`
+}
+
 func (h *Handler) createBuyerToken(c echo.Context) error {
-	b, err := body(c)
-	if err != nil {
+	var r BuyerTokenCreate
+	if err := decodeBody(c, &r); err != nil {
 		return err
 	}
-	var r BuyerTokenRequest
-	if err := problem.Decode(b, &r); err != nil {
-		return invalid(err, "")
-	}
 	var v problem.Invalid
-	if r.ID == "" || len(r.ID) > 128 {
-		v.Add("/id", "id is required (at most 128 characters)")
-	}
-	if !adcp.IsDomain(r.Operator) {
-		v.Add("/operator", "operator must be a lower-case domain name")
-	}
+	checkBuyer(&v, "", r.BuyerTokenRequest)
+	expiresIn := duration(&v, "/expires_in", r.ExpiresIn, false, maxExpiresIn)
 	if err := v.Err(); err != nil {
 		return invalid(err, "")
 	}
-	token := NewToken("sf_buyer_")
-	if err := h.Store.PutBuyerToken(c.Request().Context(), pub(c), store.TokenDigest(token), store.Buyer{ID: r.ID, Operator: r.Operator, Accounts: r.Accounts}); err != nil {
-		return err
-	}
-	return c.JSON(http.StatusCreated, map[string]any{"token": token, "buyer": r,
-		"note": "the token is shown once; the storefront keeps only its SHA-256 digest"})
-}
-
-// NewToken returns a fresh random token with a prefix.
-func NewToken(prefix string) string {
-	b := make([]byte, 24)
-	if _, err := rand.Read(b); err != nil {
-		panic(err)
-	}
-	return prefix + hex.EncodeToString(b)
+	return h.mint(c, store.Token{Kind: store.BuyerToken, Name: r.ID,
+		Buyer: &store.Buyer{ID: r.ID, Operator: r.Operator, Accounts: r.Accounts}}, expiresIn)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -76,6 +75,14 @@ func (h *Handler) Mount(e *echo.Echo) {
 	p.PUT("/accounts/:id", h.putAccount)
 	p.POST("/buyer-tokens", h.createBuyerToken)
 
+	p.GET("/tokens", h.listTokens)
+	p.POST("/tokens", h.createToken)
+	p.GET("/tokens/:id", h.getToken)
+	p.POST("/tokens/:id/revoke", h.revokeToken)
+	p.POST("/tokens/:id/rotate", h.rotateToken)
+	p.GET("/audit", h.auditTrail)
+	p.GET("/audit/verify", h.auditVerify)
+
 	if h.Keys != nil {
 		p.GET("/signing-keys", h.listSigningKeys)
 		p.POST("/signing-keys/rotate", h.rotateSigningKey)
@@ -101,7 +108,10 @@ func (h *Handler) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="storefront-admin"`)
 			return newProblem(http.StatusUnauthorized, "unauthorized", "Unauthorized", "send Authorization: Bearer <admin token>")
 		}
-		a, err := h.Store.AdminByToken(c.Request().Context(), store.TokenDigest(token))
+		// Read from the store on every request, never cached: a revoked
+		// or expired token is refused from the next request on, on every
+		// replica.
+		t, err := h.Store.UseToken(c.Request().Context(), store.AdminToken, "", store.TokenDigest(token), h.now())
 		if errors.Is(err, store.ErrNotFound) {
 			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="storefront-admin", error="invalid_token"`)
 			return newProblem(http.StatusUnauthorized, "unauthorized", "Unauthorized", "the admin token was not accepted")
@@ -109,7 +119,7 @@ func (h *Handler) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		c.Set("admin", a)
+		c.Set("admin", t.Admin())
 		return next(c)
 	}
 }
@@ -134,7 +144,7 @@ func pub(c echo.Context) string { return admin(c).Publisher }
 
 func (h *Handler) whoami(c echo.Context) error {
 	a := admin(c)
-	return c.JSON(http.StatusOK, map[string]string{"publisher": a.Publisher, "token_name": a.Name})
+	return c.JSON(http.StatusOK, map[string]string{"publisher": a.Publisher, "token_name": a.Name, "token_id": a.TokenID})
 }
 
 func (h *Handler) now() time.Time {
@@ -197,10 +207,9 @@ func etag(c echo.Context, v int64) {
 
 func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 
-// isUnavailable reports errors that mean the database cannot be reached.
+// isUnavailable reports errors that mean the storage cannot serve now:
+// the store says so by type (store.ErrUnavailable), or the request ran
+// out of time waiting for it.
 func isUnavailable(err error) bool {
-	var ne net.Error
-	var oe *net.OpError
-	return errors.As(err, &ne) || errors.As(err, &oe) || errors.Is(err, context.DeadlineExceeded) ||
-		strings.Contains(err.Error(), "connect") || strings.Contains(err.Error(), "closed pool")
+	return errors.Is(err, store.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded)
 }

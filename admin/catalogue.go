@@ -2,9 +2,11 @@ package admin
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
@@ -48,6 +50,11 @@ func (h *Handler) putPublisher(c echo.Context) error {
 	}
 	p := products.Publisher{ID: pub(c), Name: s.Name, Domain: s.Domain, AnonymousDiscovery: s.AnonymousDiscovery}
 	if err := h.Store.PutPublisher(c.Request().Context(), p); err != nil {
+		return err
+	}
+	if err := h.Record(c, audit.PublisherUpdate, p.ID, map[string]string{
+		"name": p.Name, "domain": p.Domain, "anonymous_discovery": strconv.FormatBool(p.AnonymousDiscovery),
+	}); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, p)
@@ -107,6 +114,9 @@ func (h *Handler) putProduct(c echo.Context) error {
 	if err != nil {
 		return h.writeErr(c, err)
 	}
+	if err := h.Record(c, audit.ProductPut, p.ProductID, catalogueDetail(v)); err != nil {
+		return err
+	}
 	etag(c, v)
 	return c.JSON(http.StatusOK, map[string]any{"catalogue_version": v, "product": p})
 }
@@ -123,8 +133,15 @@ func (h *Handler) deleteProduct(c echo.Context) error {
 	if err != nil {
 		return h.writeErr(c, err)
 	}
+	if err := h.Record(c, audit.ProductDelete, c.Param("id"), catalogueDetail(v)); err != nil {
+		return err
+	}
 	etag(c, v)
 	return c.JSON(http.StatusOK, map[string]any{"catalogue_version": v})
+}
+
+func catalogueDetail(v int64) map[string]string {
+	return map[string]string{"catalogue_version": strconv.FormatInt(v, 10)}
 }
 
 // catalogueMatch turns the If-Match version into the store's ifMatch. The

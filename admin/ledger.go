@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -46,6 +47,27 @@ func decisionOf(e ledger.Entry) Decision {
 	}
 }
 
+// pageOf reads the paging parameters of a list newest first: ?limit= (1
+// to 1000, def without it) and ?before= (a sequence number).
+func pageOf(q url.Values, v *problem.Invalid, def int) (limit int, before int64) {
+	limit = def
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 1000 {
+			v.Add("/limit", "limit must be between 1 and 1000")
+		}
+		limit = n
+	}
+	if s := q.Get("before"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil || n < 1 {
+			v.Add("/before", "before must be a sequence number")
+		}
+		before = n
+	}
+	return limit, before
+}
+
 // filter reads the decision filter from the query string.
 func filterOf(c echo.Context) (store.DecisionFilter, error) {
 	var f store.DecisionFilter
@@ -74,26 +96,9 @@ func filterOf(c echo.Context) (store.DecisionFilter, error) {
 			*dst = t
 		}
 	}
-	f.Limit = 100
-	if s := q.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 1000 {
-			v.Add("/limit", "limit must be between 1 and 1000")
-		}
-		f.Limit = n
-	}
-	if s := q.Get("before"); s != "" {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil || n < 1 {
-			v.Add("/before", "before must be a sequence number")
-		}
-		f.Before = n
-	}
+	f.Limit, f.Before = pageOf(q, &v, 100)
 	if err := v.Err(); err != nil {
-		p := invalid(err, "").(*ProblemError)
-		p.P.Status = http.StatusBadRequest
-		p.P.Title = "Invalid query"
-		return f, p
+		return f, invalidQuery(err)
 	}
 	return f, nil
 }
@@ -107,15 +112,22 @@ func (h *Handler) decisions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := make([]Decision, 0, len(es))
-	for _, e := range es {
-		out = append(out, decisionOf(e))
+	return listPage(c, "decisions", es, f.Limit, func(e ledger.Entry) int64 { return e.Sequence }, decisionOf)
+}
+
+// listPage answers with one page of a chain's entries, newest first: their
+// wire form under key, and next_before, the sequence the next page starts
+// below (0 when this page is the last).
+func listPage[T, W any](c echo.Context, key string, items []T, limit int, seq func(T) int64, wire func(T) W) error {
+	out := make([]W, 0, len(items))
+	for _, it := range items {
+		out = append(out, wire(it))
 	}
 	next := int64(0)
-	if len(es) == f.Limit && len(es) > 0 {
-		next = es[len(es)-1].Sequence
+	if len(items) == limit && len(items) > 0 {
+		next = seq(items[len(items)-1])
 	}
-	return c.JSON(http.StatusOK, map[string]any{"decisions": out, "next_before": next})
+	return c.JSON(http.StatusOK, map[string]any{key: out, "next_before": next})
 }
 
 // VerifyResult is the outcome of walking a publisher's chain.

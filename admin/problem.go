@@ -53,6 +53,14 @@ func invalid(err error, prefix string) error {
 	return p
 }
 
+// invalidQuery is the problem for a query string that names bad fields.
+func invalidQuery(err error) error {
+	p := invalid(err, "").(*ProblemError)
+	p.P.Status = http.StatusBadRequest
+	p.P.Title = "Invalid query"
+	return p
+}
+
 func notFound() error {
 	return newProblem(http.StatusNotFound, "not-found", "Not found", "no such resource")
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/problem"
@@ -73,10 +74,12 @@ func (h *Handler) putRulebook(c echo.Context) error {
 		return err
 	}
 	note := c.Request().Header.Get("X-Change-Note")
-	return h.save(c, rb, match, note)
+	return h.save(c, rb, match, note, audit.RulebookSave)
 }
 
-func (h *Handler) save(c echo.Context, rb merch.Rulebook, match int64, note string) error {
+// save stores rb as a new version and records the action in the audit
+// trail.
+func (h *Handler) save(c echo.Context, rb merch.Rulebook, match int64, note string, action audit.Action) error {
 	if len([]rune(note)) > 500 {
 		return invalid(problem.Invalid{{Pointer: "", Detail: "the change note is longer than 500 characters"}}, "")
 	}
@@ -89,6 +92,13 @@ func (h *Handler) save(c echo.Context, rb merch.Rulebook, match int64, note stri
 		return stale(vs.Rulebook)
 	}
 	if err != nil {
+		return err
+	}
+	detail := map[string]string{"version": strconv.FormatInt(rv.Version, 10), "previous_version": strconv.FormatInt(match, 10)}
+	if note != "" {
+		detail["note"] = note
+	}
+	if err := h.Record(c, action, "rulebook", detail); err != nil {
 		return err
 	}
 	etag(c, rv.Version)
@@ -196,7 +206,7 @@ func (h *Handler) rollback(c echo.Context) error {
 	if err := old.Rulebook.Validate(); err != nil {
 		return invalid(err, "/rulebook")
 	}
-	return h.save(c, old.Rulebook, match, "rollback to version "+strconv.FormatInt(req.Version, 10))
+	return h.save(c, old.Rulebook, match, "rollback to version "+strconv.FormatInt(req.Version, 10), audit.RulebookRollback)
 }
 
 func (h *Handler) getVoice(c echo.Context) error {
@@ -231,7 +241,7 @@ func (h *Handler) putVoice(c echo.Context) error {
 	if err := rb.Lint(); err != nil {
 		return invalid(onlyVoice(err), "")
 	}
-	return h.save(c, rb, match, "voice")
+	return h.save(c, rb, match, "voice", audit.VoiceSave)
 }
 
 // onlyVoice rewrites /voice/... pointers to be relative to the voice body.

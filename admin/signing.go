@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/signing"
 	"github.com/storefront/storefront/store"
 )
@@ -48,12 +49,26 @@ func (h *Handler) listSigningKeys(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"keys": views})
 }
 
+// SigningKeyDetail is what the audit trail says of a signing-key
+// rotation: the new active key, named by its kid, and until when the key
+// it replaced stays in the JWKS. No key material goes on the trail.
+func SigningKeyDetail(k store.SigningKey) map[string]string {
+	return map[string]string{
+		"kid":                          k.KID,
+		"replaced_key_published_until": k.CreatedAt.Add(signing.RetiredGrace).UTC().Format(time.RFC3339),
+	}
+}
+
 // rotateSigningKey makes a new active key. The key it replaces signs
 // nothing more and stays in the JWKS for signing.RetiredGrace, so that
-// webhooks signed just before still verify.
+// webhooks signed just before still verify. The rotation goes on the
+// audit trail.
 func (h *Handler) rotateSigningKey(c echo.Context) error {
 	k, err := h.Keys.Rotate(c.Request().Context(), pub(c))
 	if err != nil {
+		return err
+	}
+	if err := h.Record(c, audit.SigningKeyRotate, k.KID, SigningKeyDetail(k)); err != nil {
 		return err
 	}
 	views, err := h.signingKeyViews(c)

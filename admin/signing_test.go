@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/storefront/storefront/internal/testenv"
 	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/signing"
 )
 
 // jwksKids reads a JWKS and returns its kids, checking each key carries
@@ -80,6 +82,18 @@ func TestSigningKeys(t *testing.T) {
 		t.Fatalf("rotate = %d %s", rot.Status, rot.Body)
 	}
 	newKid := rot.json(t)["active"].(map[string]any)["jwk"].(map[string]any)["kid"].(string)
+	// The rotation is on the audit trail: who, with which token, from
+	// where, and which key is now active; no key material.
+	rotations := trail(t, c, "?action=signing_key.rotate")
+	if len(rotations) != 1 {
+		t.Fatalf("the audit trail has %d signing-key rotations, want 1: %+v", len(rotations), rotations)
+	}
+	wantUntil := testenv.Clock.Add(signing.RetiredGrace).UTC().Format(time.RFC3339)
+	if e := rotations[0]; e.Target != newKid || e.Detail["kid"] != newKid || e.Detail["replaced_key_published_until"] != wantUntil ||
+		e.Actor != "demo" || e.TokenID == "" || e.Address != "127.0.0.1" || !e.Time.Equal(testenv.Clock) || len(e.Detail) != 2 {
+		t.Errorf("rotation recorded as %+v, want target and kid %s, the old key published until %s, by demo's token from 127.0.0.1 at %v",
+			e, newKid, wantUntil, testenv.Clock)
+	}
 	if got := jwksKids(t, anon, "/.well-known/jwks.json"); len(got) != 2 || got[0] != newKid || got[1] != first[0] {
 		t.Errorf("JWKS after rotation = %v, want the new key %s and the retired %s", got, newKid, first[0])
 	}
@@ -100,4 +114,7 @@ func TestSigningKeys(t *testing.T) {
 	wantProblem(t, c.do("POST", "/admin/v1/publishers/lakeside/signing-keys/rotate", ""), http.StatusNotFound, "")
 	wantProblem(t, c.do("GET", "/admin/v1/publishers/lakeside/signing-keys", ""), http.StatusNotFound, "")
 	wantProblem(t, anon.do("POST", pub+"/signing-keys/rotate", ""), http.StatusUnauthorized, "")
+	if got := trail(t, c, "?action=signing_key.rotate"); len(got) != 1 {
+		t.Errorf("refused rotations were recorded: %+v", got)
+	}
 }

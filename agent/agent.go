@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/compliance"
@@ -141,14 +142,25 @@ func (a *Agent) Authenticate(ctx context.Context, publisher, header string) (pro
 		// except a kit's -live- key, which stands for a live account.
 		return products.Principal{ID: token, Sandbox: !strings.Contains(token, "-live-")}, nil
 	}
-	b, err := a.Store.BuyerByToken(ctx, publisher, store.TokenDigest(token))
-	if errors.Is(err, store.ErrNotFound) {
+	// Read from the store on every call, never cached: a revoked or
+	// expired token is refused from the next request on, on every
+	// replica.
+	t, err := a.Store.UseToken(ctx, store.BuyerToken, publisher, store.TokenDigest(token), a.now())
+	if errors.Is(err, store.ErrNotFound) || (err == nil && t.Buyer == nil) {
 		return products.Principal{}, errAuthInvalid
 	}
 	if err != nil {
 		return products.Principal{}, err
 	}
-	return products.Principal{ID: b.ID, Operator: b.Operator, Accounts: b.Accounts}, nil
+	return products.Principal{ID: t.Buyer.ID, Operator: t.Buyer.Operator, Accounts: t.Buyer.Accounts}, nil
+}
+
+// now reads the pipeline's clock.
+func (a *Agent) now() time.Time {
+	if a.Products != nil && a.Products.Now != nil {
+		return a.Products.Now()
+	}
+	return time.Now()
 }
 
 // authFailure is the error arm for a call whose credentials failed.

@@ -48,3 +48,29 @@ func TestAddressFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestAllowedHostsFlag(t *testing.T) {
+	for _, bad := range []string{"http://seller.example", "seller.example/a2a", "seller example", "*.example", "seller.example:port"} {
+		m := app.NewMain()
+		m.Stderr = &strings.Builder{}
+		if err := m.ParseFlags([]string{"serve", "--allowed-hosts", bad}); err == nil || !strings.Contains(err.Error(), "allowed-hosts") {
+			t.Errorf("--allowed-hosts %q: %v, want it refused", bad, err)
+		}
+	}
+	m := app.NewMain()
+	if err := m.ParseFlags([]string{"serve", "--allowed-hosts", " Seller.Example:8080,,[::1]:8080 , 10.0.0.5"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(m.AllowedHosts, " "); got != "seller.example:8080 [::1]:8080 10.0.0.5" {
+		t.Errorf("--allowed-hosts read as %q", got)
+	}
+	t.Setenv("STOREFRONT_ALLOWED_HOSTS", "env.example")
+	m = app.NewMain()
+	if err := m.ParseFlags([]string{"serve"}); err != nil || strings.Join(m.AllowedHosts, " ") != "env.example" {
+		t.Errorf("STOREFRONT_ALLOWED_HOSTS read as %v, %v", m.AllowedHosts, err)
+	}
+	m = app.NewMain()
+	if err := m.ParseFlags([]string{"serve", "--allowed-hosts", "flag.example"}); err != nil || strings.Join(m.AllowedHosts, " ") != "flag.example" {
+		t.Errorf("--allowed-hosts after STOREFRONT_ALLOWED_HOSTS read as %v, %v; the flag wins", m.AllowedHosts, err)
+	}
+}

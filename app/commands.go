@@ -6,13 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"time"
 
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/admin"
+	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/signing"
-	"github.com/storefront/storefront/store"
 )
 
 // exitError carries a command's exit status.
@@ -29,20 +30,9 @@ func (e *exitError) ExitCode() int { return e.code }
 // ledgerVerify walks every publisher's chain (or one), printing progress
 // to stderr, and exits 1 naming the first broken entry.
 func (m *Main) ledgerVerify(ctx context.Context) error {
-	if _, err := m.openStore(ctx); err != nil {
+	pubs, err := m.publishersToCheck(ctx)
+	if err != nil {
 		return err
-	}
-	var pubs []string
-	if m.Publisher != "" {
-		pubs = []string{m.Publisher}
-	} else {
-		ps, err := m.Store.Publishers(ctx)
-		if err != nil {
-			return err
-		}
-		for _, p := range ps {
-			pubs = append(pubs, p.ID)
-		}
 	}
 	broken := 0
 	for _, p := range pubs {
@@ -80,37 +70,24 @@ func (m *Main) ledgerVerify(ctx context.Context) error {
 	return nil
 }
 
-// openPublisher opens the database for a command on the existing
-// publisher --publisher names.
-func (m *Main) openPublisher(ctx context.Context) error {
-	if err := m.needDatabase(); err != nil {
-		return err
-	}
-	if m.Publisher == "" {
-		return errors.New("--publisher is required")
-	}
+// publishersToCheck opens the store and returns --publisher, or every
+// publisher.
+func (m *Main) publishersToCheck(ctx context.Context) ([]string, error) {
 	if _, err := m.openStore(ctx); err != nil {
-		return err
+		return nil, err
 	}
-	if _, err := m.Store.Publisher(ctx, m.Publisher); errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("there is no publisher %q", m.Publisher)
-	} else if err != nil {
-		return err
+	if m.Publisher != "" {
+		return []string{m.Publisher}, nil
 	}
-	return nil
-}
-
-func (m *Main) adminTokenCreate(ctx context.Context) error {
-	if err := m.openPublisher(ctx); err != nil {
-		return err
+	ps, err := m.Store.Publishers(ctx)
+	if err != nil {
+		return nil, err
 	}
-	token := admin.NewToken("sf_admin_")
-	if err := m.Store.PutAdminToken(ctx, store.TokenDigest(token), store.Admin{Publisher: m.Publisher, Name: m.Name}); err != nil {
-		return err
+	var pubs []string
+	for _, p := range ps {
+		pubs = append(pubs, p.ID)
 	}
-	fmt.Fprintln(m.Stdout, token)
-	fmt.Fprintf(m.Stderr, "admin token %q for publisher %s created; it is shown once (the database keeps only its digest)\n", m.Name, m.Publisher)
-	return nil
+	return pubs, nil
 }
 
 var publisherIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
@@ -136,40 +113,19 @@ func (m *Main) publisherCreate(ctx context.Context) error {
 	if err := m.Store.PutPublisher(ctx, products.Publisher{ID: m.Publisher, Name: m.Name, Domain: m.Domain, AnonymousDiscovery: m.AnonDiscovery}); err != nil {
 		return err
 	}
+	if err := m.record(ctx, audit.Record{Action: audit.PublisherCreate, Target: m.Publisher, Detail: map[string]string{
+		"name": m.Name, "domain": m.Domain, "anonymous_discovery": strconv.FormatBool(m.AnonDiscovery),
+	}}); err != nil {
+		return err
+	}
 	fmt.Fprintf(m.Stdout, "publisher %s created; it serves no products until it has a rulebook (PUT /admin/v1/publishers/%s/rulebook)\n", m.Publisher, m.Publisher)
 	return nil
 }
 
-func (m *Main) buyerTokenCreate(ctx context.Context) error {
-	if err := m.needDatabase(); err != nil {
-		return err
-	}
-	switch {
-	case m.Publisher == "":
-		return errors.New("--publisher is required")
-	case m.BuyerID == "":
-		return errors.New("--buyer is required")
-	case !adcp.IsDomain(m.Operator):
-		return errors.New("--operator must be a lower-case domain name")
-	}
-	if _, err := m.openStore(ctx); err != nil {
-		return err
-	}
-	if _, err := m.Store.Publisher(ctx, m.Publisher); err != nil {
-		return fmt.Errorf("publisher %q: %w", m.Publisher, err)
-	}
-	token := admin.NewToken("sf_buyer_")
-	if err := m.Store.PutBuyerToken(ctx, m.Publisher, store.TokenDigest(token), store.Buyer{ID: m.BuyerID, Operator: m.Operator, Accounts: m.Accounts}); err != nil {
-		return err
-	}
-	fmt.Fprintln(m.Stdout, token)
-	return nil
-}
-
 // signingKeys rotates a publisher's webhook-signing key (admin signing-key
-// rotate) or lists its keys (admin signing-key list), printing the public
-// JWKs as JSON. Replicas sharing the database sign with the new key from
-// their next webhook on.
+// rotate), recording the rotation on the audit trail, or lists its keys
+// (admin signing-key list), printing the public JWKs as JSON. Replicas
+// sharing the database sign with the new key from their next webhook on.
 func (m *Main) signingKeys(ctx context.Context) error {
 	if err := m.openPublisher(ctx); err != nil {
 		return err
@@ -178,6 +134,9 @@ func (m *Main) signingKeys(ctx context.Context) error {
 	if m.Command == "admin signing-key rotate" {
 		k, err := keys.Rotate(ctx, m.Publisher)
 		if err != nil {
+			return err
+		}
+		if err := m.record(ctx, audit.Record{Action: audit.SigningKeyRotate, Target: k.KID, Detail: admin.SigningKeyDetail(k)}); err != nil {
 			return err
 		}
 		fmt.Fprintf(m.Stderr, "publisher %s now signs webhooks with key %s; the key it replaces stays in the JWKS for %s\n", m.Publisher, k.KID, signing.RetiredGrace)

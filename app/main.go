@@ -30,6 +30,8 @@ var Version = "0.1.0-dev"
 // Main is one run of the program.
 type Main struct {
 	Stdout, Stderr io.Writer
+	// Stdin is where --stdin reads a token's secret from.
+	Stdin io.Reader
 
 	// Command is the subcommand: serve, "admin token create", "ledger verify"...
 	Command string
@@ -61,11 +63,16 @@ type Main struct {
 	DebugAddr string
 	// PublicURL is the origin agent cards advertise (serve only).
 	PublicURL string
+	// AllowedHosts are Host values agent cards may advertise when there
+	// is no PublicURL (serve only).
+	AllowedHosts []string
 	// Fixture, for bench serve, sizes the generated publisher served
 	// instead of the demo.
 	Fixture string
 	// Args are the unparsed arguments of commands that parse their own.
 	Args []string
+	// Lifecycle holds the flags of the token and audit commands.
+	Lifecycle LifecycleFlags
 
 	// Now, when set, is the clock the pipeline uses (tests pin it).
 	Now func() time.Time
@@ -80,7 +87,7 @@ type Main struct {
 
 // NewMain returns a Main writing to the process's stdout and stderr.
 func NewMain() *Main {
-	return &Main{Stdout: os.Stdout, Stderr: os.Stderr, Ready: make(chan struct{})}
+	return &Main{Stdout: os.Stdout, Stderr: os.Stderr, Stdin: os.Stdin, Ready: make(chan struct{})}
 }
 
 // commands maps each command to a one-line description, for usage.
@@ -92,11 +99,19 @@ var commands = []struct{ name, help string }{
 	{"bench mcp-floor", "serve recorded answers through the MCP SDK with no pipeline (started by bench)"},
 	{"bench", "measure the storefront against the bare-HTTP ceiling and the Node peer, with scaling runs and targets"},
 	{"ledger verify", "walk each publisher's decision ledger and name the first broken entry"},
-	{"admin token create", "create an admin API token for a publisher (--publisher)"},
+	{"admin token create", "create an admin API token for a publisher (--publisher, --name, --expires-in)"},
+	{"admin token list", "list a publisher's admin tokens: prefix, created, last used, expiry, state; never secrets (--publisher)"},
+	{"admin token revoke", "revoke an admin token, refused by every replica from its next request (--publisher, --id or --stdin)"},
+	{"admin token rotate", "replace an admin token with a new one; the old one works for --overlap, then is refused"},
 	{"admin publisher create", "create a publisher (--publisher, --name, --domain)"},
 	{"admin signing-key rotate", "give a publisher a new webhook-signing key, retiring the active one (--publisher)"},
 	{"admin signing-key list", "list a publisher's webhook-signing keys as public JWKs (--publisher)"},
-	{"buyer token create", "create a buyer token (--publisher, --buyer, --operator, --account)"},
+	{"buyer token create", "create a buyer token (--publisher, --buyer, --operator, --account, --expires-in)"},
+	{"buyer token list", "list a publisher's buyer tokens (--publisher)"},
+	{"buyer token revoke", "revoke a buyer token (--publisher, --id or --stdin)"},
+	{"buyer token rotate", "replace a buyer token with a new one (--publisher, --id or --stdin, --overlap)"},
+	{"audit list", "show a publisher's audit trail of admin actions, newest first (--publisher, --token, --action)"},
+	{"audit verify", "walk each publisher's audit trail and name the first broken entry"},
 }
 
 // benchOwnFlags are the bench commands the bench package runs, flags and
@@ -133,7 +148,8 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&m.DatabaseURL, "database-url", os.Getenv("DATABASE_URL"), "PostgreSQL URL; without it the in-memory store is used (DATABASE_URL)")
 	switch m.Command {
 	case "serve", "bench serve":
-		fs.StringVar(&m.PublicURL, "public-url", os.Getenv("STOREFRONT_PUBLIC_URL"), "origin the A2A agent cards advertise, e.g. https://seller.example when behind a proxy (STOREFRONT_PUBLIC_URL); default: each request's own host")
+		fs.StringVar(&m.PublicURL, "public-url", os.Getenv("STOREFRONT_PUBLIC_URL"), "origin the A2A agent cards advertise, e.g. https://seller.example when behind a proxy (STOREFRONT_PUBLIC_URL); default: the listening address, or an --allowed-hosts host")
+		fs.Func("allowed-hosts", "comma-separated Host values, e.g. seller.example:8080,10.0.0.5:8080, that agent cards may advertise when a request names one and there is no --public-url (STOREFRONT_ALLOWED_HOSTS)", m.setAllowedHosts)
 		fs.StringVar(&m.DebugAddr, "debug-addr", os.Getenv("STOREFRONT_DEBUG_ADDR"), "serve pprof and expvar on this address, e.g. 127.0.0.1:6060 (STOREFRONT_DEBUG_ADDR); off by default")
 		if m.Command == "bench serve" {
 			fs.StringVar(&m.Fixture, "fixture", bench.DefaultFixture.String(), "size of the generated publisher")
@@ -147,9 +163,9 @@ func (m *Main) ParseFlags(args []string) error {
 		fs.StringVar(&m.DemoAdminToken, "demo-admin-token", os.Getenv("STOREFRONT_DEMO_ADMIN_TOKEN"), "fix the demo publisher's admin token instead of generating one (STOREFRONT_DEMO_ADMIN_TOKEN)")
 	case "ledger verify":
 		fs.StringVar(&m.Publisher, "publisher", "", "verify one publisher (default: all)")
-	case "admin token create":
-		fs.StringVar(&m.Publisher, "publisher", "", "the publisher the token is scoped to (required)")
-		fs.StringVar(&m.Name, "name", "admin", "a name for the token, recorded as the author of edits")
+	case "admin token create", "admin token list", "admin token revoke", "admin token rotate",
+		"buyer token create", "buyer token list", "buyer token revoke", "buyer token rotate", "audit list", "audit verify":
+		m.lifecycleFlags(fs)
 	case "admin publisher create":
 		fs.StringVar(&m.Publisher, "publisher", "", "publisher id (required; letters, digits, - and _)")
 		fs.StringVar(&m.Name, "name", "", "public name (required)")
@@ -157,11 +173,6 @@ func (m *Main) ParseFlags(args []string) error {
 		fs.BoolVar(&m.AnonDiscovery, "anonymous-discovery", true, "allow get_products without credentials for public requests")
 	case "admin signing-key rotate", "admin signing-key list":
 		fs.StringVar(&m.Publisher, "publisher", "", "the publisher (required)")
-	case "buyer token create":
-		fs.StringVar(&m.Publisher, "publisher", "", "the publisher (required)")
-		fs.StringVar(&m.BuyerID, "buyer", "", "buyer principal id (required)")
-		fs.StringVar(&m.Operator, "operator", "", "operator domain the buyer acts for (required)")
-		fs.Var(&m.Accounts, "account", "a seller-assigned account id the buyer may use (repeatable)")
 	}
 	fs.Usage = func() {
 		fmt.Fprintf(m.Stderr, "usage: storefront [command] [flags]\n\ncommands:\n")
@@ -170,6 +181,11 @@ func (m *Main) ParseFlags(args []string) error {
 		}
 		fmt.Fprintf(m.Stderr, "\nflags for %q:\n", m.Command)
 		fs.PrintDefaults()
+	}
+	if v := os.Getenv("STOREFRONT_ALLOWED_HOSTS"); v != "" && (m.Command == "serve" || m.Command == "bench serve") {
+		if err := m.setAllowedHosts(v); err != nil {
+			return fmt.Errorf("STOREFRONT_ALLOWED_HOSTS: %w", err)
+		}
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -271,14 +287,13 @@ func (m *Main) Run(ctx context.Context) error {
 
 	case "ledger verify":
 		return m.ledgerVerify(ctx)
-	case "admin token create":
-		return m.adminTokenCreate(ctx)
 	case "admin publisher create":
 		return m.publisherCreate(ctx)
-	case "buyer token create":
-		return m.buyerTokenCreate(ctx)
 	case "admin signing-key rotate", "admin signing-key list":
 		return m.signingKeys(ctx)
+	}
+	if run, ok := lifecycleCommands[m.Command]; ok {
+		return run(m, ctx)
 	}
 	return fmt.Errorf("unknown command %q", m.Command)
 }

@@ -1,7 +1,6 @@
 package app_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,7 +16,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/storefront/storefront/app"
 	"github.com/storefront/storefront/internal/testenv"
 	"github.com/storefront/storefront/store/pgstore/pgtest"
 )
@@ -25,11 +23,21 @@ import (
 // getProducts calls get_products over MCP and returns the AdCP object.
 func getProducts(t *testing.T, base, args string) map[string]any {
 	t.Helper()
+	return getProductsAuth(t, base, "", args)
+}
+
+// getProductsAuth calls get_products over MCP with a buyer token ("" for
+// none) and returns the AdCP object.
+func getProductsAuth(t *testing.T, base, token, args string) map[string]any {
+	t.Helper()
 	cl := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cs, err := cl.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", DisableStandaloneSSE: true, MaxRetries: -1},
-		&mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	tr := &mcp.StreamableClientTransport{Endpoint: base + "/mcp", DisableStandaloneSSE: true, MaxRetries: -1}
+	if token != "" {
+		tr.HTTPClient = testenv.BearerClient(token)
+	}
+	cs, err := cl.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
@@ -68,17 +76,7 @@ func adminDo(t *testing.T, base, token, method, path, body string, headers ...st
 // run runs a storefront subcommand and returns its output and error.
 func run(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
-	m := app.NewMain()
-	var out, errOut bytes.Buffer
-	m.Stdout, m.Stderr = &out, &errOut
-	if err := m.ParseFlags(args); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	err := m.Run(ctx)
-	_ = m.Close()
-	return out.String(), errOut.String(), err
+	return runIn(t, "", args...)
 }
 
 const display3000 = `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"coffee","filters":{"channels":["display"],"budget_range":{"max":3000,"currency":"USD"}}}`

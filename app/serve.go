@@ -8,6 +8,7 @@ import (
 
 	"github.com/storefront/storefront/admin"
 	"github.com/storefront/storefront/agent"
+	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/bench"
 	"github.com/storefront/storefront/compliance"
 	"github.com/storefront/storefront/demo"
@@ -99,7 +100,7 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 	m.Server = server.New(server.Config{
 		Addr: m.Addr, DefaultPublisher: def, Agent: a, Admin: adm, Store: s,
-		StoreKind: kind, Version: Version, PublicURL: m.PublicURL, Keys: keys, Log: m.log,
+		StoreKind: kind, Version: Version, PublicURL: m.PublicURL, AllowedHosts: m.AllowedHosts, Keys: keys, Log: m.log,
 	})
 	if m.DebugAddr != "" {
 		stop, err := serveDebug(ctx, m.DebugAddr, m.log)
@@ -120,6 +121,7 @@ func (m *Main) serve(ctx context.Context) error {
 	if err := m.Server.Listen(); err != nil {
 		return fmt.Errorf("listening on %s: %w", m.Addr, err)
 	}
+	m.warnCardOrigin(m.Server.Addr(), m.Server.BaseURL())
 	m.log.Info("storefront serving", "addr", m.Server.Addr(), "mcp", m.Server.BaseURL()+"/mcp",
 		"default_publisher", def, "store", kind, "sandbox", m.Sandbox, "version", Version)
 	close(m.Ready)
@@ -141,27 +143,61 @@ func (m *Main) demoTokens(ctx context.Context, seeded bool) error {
 	}
 	memory := m.DatabaseURL == ""
 	if memory || seeded || m.DemoBuyerToken != "" {
-		token := m.DemoBuyerToken
-		if token == "" {
-			token = admin.NewToken("sf_buyer_")
-		}
-		if err := m.Store.PutBuyerToken(ctx, demo.PublisherID, store.TokenDigest(token),
-			store.Buyer{ID: "demo-buyer", Operator: "pinnacle-agency.example"}); err != nil {
+		secret, note, err := m.demoToken(ctx, m.DemoBuyerToken, store.Token{Kind: store.BuyerToken, Name: "demo-buyer",
+			Buyer: &store.Buyer{ID: "demo-buyer", Operator: "pinnacle-agency.example"}})
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(m.Stdout, "demo buyer token (operator pinnacle-agency.example): %s\n", token)
+		fmt.Fprintf(m.Stdout, "demo buyer token (operator pinnacle-agency.example): %s%s\n", secret, note)
 	}
 	if memory || seeded || m.DemoAdminToken != "" {
-		token := m.DemoAdminToken
-		if token == "" {
-			token = admin.NewToken("sf_admin_")
-		}
-		if err := m.Store.PutAdminToken(ctx, store.TokenDigest(token), store.Admin{Publisher: demo.PublisherID, Name: "demo"}); err != nil {
+		secret, note, err := m.demoToken(ctx, m.DemoAdminToken, store.Token{Kind: store.AdminToken, Name: "demo"})
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(m.Stdout, "demo admin token (publisher %s): %s\n", demo.PublisherID, token)
+		fmt.Fprintf(m.Stdout, "demo admin token (publisher %s): %s%s\n", demo.PublisherID, secret, note)
 	}
 	return nil
+}
+
+// demoToken stores the demo publisher's token t under secret, a fresh one
+// when secret is empty, and records it in the audit trail. A fixed secret
+// that is already stored is left exactly as it is: kept if it is the demo
+// publisher's token of t's kind (a revoked or expired one stays refused,
+// and note says so), refused if it is another publisher's or kind's, whose
+// scope a demo flag must never change.
+func (m *Main) demoToken(ctx context.Context, secret string, t store.Token) (string, string, error) {
+	t.Publisher, t.CreatedAt, t.CreatedBy = demo.PublisherID, m.now(), audit.Serve
+	var (
+		stored store.Token
+		err    error
+	)
+	if secret == "" {
+		secret, stored, err = store.MintToken(ctx, m.Store, t)
+	} else {
+		t.Prefix = store.TokenPrefix(secret)
+		stored, err = m.Store.CreateToken(ctx, store.TokenDigest(secret), t)
+	}
+	if errors.Is(err, store.ErrExists) {
+		have, err := m.Store.TokenByDigest(ctx, store.TokenDigest(secret))
+		if err != nil {
+			return "", "", err
+		}
+		if have.Publisher != t.Publisher || have.Kind != t.Kind {
+			return "", "", fmt.Errorf("the fixed demo %s token is already stored as a %s token of publisher %q, and a token's scope is never changed: choose another secret",
+				t.Kind, have.Kind, have.Publisher)
+		}
+		if !have.Usable(m.now()) {
+			return secret, " (" + have.Status(m.now()) + ": it is refused)", nil
+		}
+		return secret, "", nil
+	}
+	if err != nil {
+		return "", "", err
+	}
+	err = m.record(ctx, audit.Record{Publisher: t.Publisher, Actor: audit.Serve, Action: audit.TokenCreate, Target: stored.ID,
+		Detail: admin.TokenDetail(stored)})
+	return secret, "", err
 }
 
 func (m *Main) defaultPublisher(ctx context.Context) (string, error) {

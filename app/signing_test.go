@@ -76,4 +76,17 @@ func TestSigningKeyRotationAcrossReplicas(t *testing.T) {
 	if out, _, err := run(t, "admin", "signing-key", "list", "--publisher", "northwind", "--database-url", db); err != nil || !strings.Contains(out, listed.Keys[0].Kid) {
 		t.Errorf("list = %v\n%s", err, out)
 	}
+
+	// The rotation, and only the rotation (listing changes nothing), is
+	// on the audit trail as the command line's, seen from either replica.
+	trail := mustRun(t, "", "audit", "list", "--database-url", db, "--publisher", "northwind", "--action", "signing_key.rotate")
+	lines := strings.Split(strings.TrimSpace(trail), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[1], "signing_key.rotate") || !strings.Contains(lines[1], listed.Keys[0].Kid) ||
+		!strings.Contains(lines[1], "command line (") || !strings.Contains(lines[1], "local") {
+		t.Errorf("audit list --action signing_key.rotate, want the one rotation to %s by the command line:\n%s", listed.Keys[0].Kid, trail)
+	}
+	status, _, body := adminDo(t, r2.BaseURL, r1.AdminToken, "GET", "/admin/v1/publishers/northwind/audit?action=signing_key.rotate", "")
+	if status != http.StatusOK || !strings.Contains(string(body), `"target":"`+listed.Keys[0].Kid+`"`) {
+		t.Errorf("GET /audit?action=signing_key.rotate on replica 2 = %d %s", status, body)
+	}
 }

@@ -1,8 +1,8 @@
 // Package console is the publisher console: the web pages at /console/
 // where a publisher's sales team signs in with its admin token, edits the
 // rulebook as forms, previews what a buyer would receive, reads the
-// version history and rolls back, and reads the decision ledger and its
-// charts.
+// version history and rolls back, reads the decision ledger and its
+// charts, manages its admin and buyer tokens, and reads the audit trail.
 //
 // The console is static files embedded in the binary (HTML, CSS and plain
 // JavaScript modules; no build step) plus vocabulary.json, the public
@@ -29,6 +29,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/merch"
 )
@@ -105,6 +106,8 @@ type Vocab struct {
 	FormatKinds     []string `json:"format_kinds"`
 	DeliveryTypes   []string `json:"delivery_types"`
 	Versions        []string `json:"adcp_versions"`
+	// AuditActions are the actions the audit trail records.
+	AuditActions []string `json:"audit_actions"`
 }
 
 // Vocabulary returns vocabulary.json.
@@ -131,5 +134,8 @@ func Vocabulary() ([]byte, error) {
 	}
 	sort.Strings(v.Placeholders)
 	v.Versions = adcp.SupportedStrings()
+	for _, a := range audit.Actions {
+		v.AuditActions = append(v.AuditActions, string(a))
+	}
 	return json.Marshal(v)
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/console"
 	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/internal/testenv"
@@ -45,6 +46,8 @@ func TestServesEmbeddedPagesWithPolicy(t *testing.T) {
 		{"/console/rulebook.html", "GET", 200, "text/html"},
 		{"/console/history.html", "GET", 200, "text/html"},
 		{"/console/decisions.html", "GET", 200, "text/html"},
+		{"/console/tokens.html", "GET", 200, "text/html"},
+		{"/console/audit.html", "GET", 200, "text/html"},
 		{"/console/console.js", "GET", 200, "text/javascript"},
 		{"/console/console.css", "GET", 200, "text/css"},
 		{"/console/favicon.svg", "GET", 200, "image/svg+xml"},
@@ -122,6 +125,13 @@ func TestVocabularyMatchesTheValidator(t *testing.T) {
 	}
 	if !slices.Equal(slugs, decline.Slugs()) {
 		t.Errorf("slugs = %v, want %v", slugs, decline.Slugs())
+	}
+	var actions []string
+	for _, a := range audit.Actions {
+		actions = append(actions, string(a))
+	}
+	if !slices.Equal(v.AuditActions, actions) {
+		t.Errorf("audit actions = %v, want %v", v.AuditActions, actions)
 	}
 	if !slices.Equal(v.Disclosure, decline.Levels()) {
 		t.Errorf("disclosure levels = %v, want %v", v.Disclosure, decline.Levels())

@@ -131,28 +131,46 @@ func (b *Break) Error() string {
 	return fmt.Sprintf("ledger broken at sequence %d: %s", b.Sequence, b.Reason)
 }
 
+// Link is one entry of a hash chain as a verifier sees it: where it
+// stands, the hash it claims to follow, the hash it carries, and the hash
+// its contents give. Other chains kept with the ledger's discipline (the
+// admin audit trail) verify through it.
+type Link struct {
+	Sequence int64
+	PrevHash string
+	Hash     string
+	Computed string
+}
+
+// Link returns e as a link of its chain.
+func (e Entry) Link() Link {
+	return Link{Sequence: e.Sequence, PrevHash: e.PrevHash, Hash: e.Hash, Computed: e.ComputeHash()}
+}
+
 // Verifier checks a chain one entry at a time, in sequence order.
 type Verifier struct {
-	prev    *Entry
+	prev    *Link
 	checked int64
 }
 
 // Check verifies e against the entries seen so far.
-func (v *Verifier) Check(e Entry) error {
+func (v *Verifier) Check(e Entry) error { return v.CheckLink(e.Link()) }
+
+// CheckLink verifies one link against the links seen so far.
+func (v *Verifier) CheckLink(l Link) error {
 	wantSeq, wantPrev := int64(1), Genesis
 	if v.prev != nil {
 		wantSeq, wantPrev = v.prev.Sequence+1, v.prev.Hash
 	}
 	switch {
-	case e.Sequence != wantSeq:
-		return &Break{Sequence: e.Sequence, Reason: "expected sequence " + strconv.FormatInt(wantSeq, 10) + " (an entry is missing or out of order)"}
-	case e.PrevHash != wantPrev:
-		return &Break{Sequence: e.Sequence, Reason: "previous hash does not match the entry before it"}
-	case e.Hash != e.ComputeHash():
-		return &Break{Sequence: e.Sequence, Reason: "entry hash does not match its contents (the entry was altered)"}
+	case l.Sequence != wantSeq:
+		return &Break{Sequence: l.Sequence, Reason: "expected sequence " + strconv.FormatInt(wantSeq, 10) + " (an entry is missing or out of order)"}
+	case l.PrevHash != wantPrev:
+		return &Break{Sequence: l.Sequence, Reason: "previous hash does not match the entry before it"}
+	case l.Hash != l.Computed:
+		return &Break{Sequence: l.Sequence, Reason: "entry hash does not match its contents (the entry was altered)"}
 	}
-	c := e
-	v.prev = &c
+	v.prev = &l
 	v.checked++
 	return nil
 }
@@ -162,7 +180,16 @@ func (v *Verifier) Check(e Entry) error {
 // It is for stores that keep only a recent window of the chain and say
 // where that window starts; entries before it cannot be checked.
 func (v *Verifier) Resume(seq int64, hash string) {
-	v.prev = &Entry{Sequence: seq, Hash: hash}
+	v.prev = &Link{Sequence: seq, Hash: hash}
+}
+
+// Last is the sequence of the last entry verified, or of the checkpoint
+// given to Resume; 0 before any.
+func (v *Verifier) Last() int64 {
+	if v.prev == nil {
+		return 0
+	}
+	return v.prev.Sequence
 }
 
 // Checked is the number of entries verified so far.

@@ -42,8 +42,10 @@ type Config struct {
 	StoreKind string
 	Version   string
 	// PublicURL, when set, is the origin agent cards advertise, for a
-	// storefront behind a proxy; otherwise each request's own host.
-	PublicURL string
+	// storefront behind a proxy. Otherwise a card advertises the request's
+	// host if it is one of AllowedHosts, and the listening address if not.
+	PublicURL    string
+	AllowedHosts []string
 	// Keys, when set, publishes each publisher's webhook-signing keys as
 	// a JWKS.
 	Keys *signing.Keys
@@ -75,7 +77,8 @@ func New(cfg Config) *Server {
 	limit := middleware.BodyLimit("1M")
 	e.Any("/mcp", mcpHandler, limit, s.publisher(""))
 	e.Any("/p/:publisher/mcp", mcpHandler, limit, s.publisher("publisher"))
-	a2aserver.Mount(e, a2aserver.Config{Agent: cfg.Agent, DefaultPublisher: cfg.DefaultPublisher, Version: cfg.Version, PublicURL: cfg.PublicURL, Log: cfg.Log}, limit, s.publisher)
+	a2aserver.Mount(e, a2aserver.Config{Agent: cfg.Agent, DefaultPublisher: cfg.DefaultPublisher, Version: cfg.Version,
+		PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, ListenOrigin: s.BaseURL, Log: cfg.Log}, limit, s.publisher)
 
 	if cfg.Keys != nil {
 		// The default publisher's keys are the origin's JWKS, where a

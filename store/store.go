@@ -35,6 +35,10 @@ var (
 	ErrExists = errors.New("already exists")
 	// ErrDuplicate: one bulk request names the same thing twice.
 	ErrDuplicate = errors.New("given twice")
+	// ErrUnavailable: the storage cannot be reached or cannot serve now
+	// (a lost connection, a server shutting down or out of
+	// connections); retrying later may succeed.
+	ErrUnavailable = errors.New("storage unavailable")
 )
 
 // Versions are a publisher's current catalogue and rulebook versions.
@@ -90,6 +94,8 @@ type Buyer struct {
 type Admin struct {
 	Publisher string `json:"publisher"`
 	Name      string `json:"name"`
+	// TokenID is the public id of the token (Token.ID).
+	TokenID string `json:"token_id"`
 }
 
 // DecisionFilter selects ledger entries.
@@ -232,6 +238,9 @@ type LedgerWindow interface {
 // and scoped to one publisher where it takes one. Methods return
 // ErrNotFound for anything outside that publisher.
 type Store interface {
+	Tokens
+	Audit
+
 	// Publishers lists the publishers served, default first.
 	Publishers(ctx context.Context) ([]products.Publisher, error)
 	// Publisher returns one publisher, or ErrNotFound.
@@ -270,14 +279,10 @@ type Store interface {
 	// EnsureAccount returns the account with a's natural key, creating it
 	// from a (with a fresh id) if absent.
 	EnsureAccount(ctx context.Context, publisher string, a Account) (Account, error)
-	PutAccount(ctx context.Context, publisher string, a Account) error
+	// PutAccount creates or replaces the account with a's id, keeping
+	// its creation time, and returns the account as stored.
+	PutAccount(ctx context.Context, publisher string, a Account) (Account, error)
 	ListAccounts(ctx context.Context, publisher string) ([]Account, error)
-
-	// Tokens are stored as SHA-256 digests only.
-	PutBuyerToken(ctx context.Context, publisher, digest string, b Buyer) error
-	BuyerByToken(ctx context.Context, publisher, digest string) (Buyer, error)
-	PutAdminToken(ctx context.Context, digest string, a Admin) error
-	AdminByToken(ctx context.Context, digest string) (Admin, error)
 
 	// Append adds a decision to the publisher's chain once it is durable.
 	Append(ctx context.Context, r ledger.Record) (ledger.Entry, error)

@@ -33,7 +33,7 @@ form.addEventListener('submit', async ev => {
       return;
     }
     const who = await res.json();
-    setSession({token, publisher: who.publisher, name: who.token_name || ''});
+    setSession({token, publisher: who.publisher, name: who.token_name || '', tokenId: who.token_id || ''});
     form.reset();
     location.replace('rulebook.html');
   } catch (e) {

@@ -10,8 +10,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"regexp"
 	"sort"
 	"sync"
 	"time"
@@ -27,7 +25,8 @@ type Store struct {
 	mu     sync.Mutex
 	order  []string
 	pubs   map[string]*publisher
-	admins map[string]store.Admin
+	tokens tokenTable
+	trails map[string]*trail
 	extras map[string]*extra
 	now    func() time.Time
 
@@ -47,7 +46,6 @@ type publisher struct {
 	rulebooks  []store.RulebookVersion
 	accounts   map[string]store.Account
 	byKey      map[string]string
-	buyers     map[string]store.Buyer
 	chain      []ledger.Entry
 	// checkpoint is the newest entry dropped from chain to keep it
 	// within LedgerRetain; zero while the whole chain is held.
@@ -64,7 +62,7 @@ const DefaultLedgerRetain = 20_000
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{pubs: map[string]*publisher{}, admins: map[string]store.Admin{}, now: time.Now, subs: map[chan string]struct{}{},
+	return &Store{pubs: map[string]*publisher{}, now: time.Now, subs: map[chan string]struct{}{},
 		LedgerRetain: DefaultLedgerRetain}
 }
 
@@ -119,7 +117,7 @@ func (s *Store) PutPublisher(ctx context.Context, info products.Publisher) error
 	s.mu.Lock()
 	p, ok := s.pubs[info.ID]
 	if !ok {
-		p = &publisher{accounts: map[string]store.Account{}, byKey: map[string]string{}, buyers: map[string]store.Buyer{}, directives: map[string]products.Directive{}}
+		p = &publisher{accounts: map[string]store.Account{}, byKey: map[string]string{}, directives: map[string]products.Directive{}}
 		s.pubs[info.ID] = p
 		s.order = append(s.order, info.ID)
 	}
@@ -354,17 +352,17 @@ func (s *Store) EnsureAccount(ctx context.Context, publisher string, a store.Acc
 	return a, nil
 }
 
-func (s *Store) PutAccount(ctx context.Context, publisher string, a store.Account) error {
+func (s *Store) PutAccount(ctx context.Context, publisher string, a store.Account) (store.Account, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, err := s.pub(publisher)
 	if err != nil {
-		return err
+		return store.Account{}, err
 	}
 	// Check before changing anything: a refused put leaves the old
 	// account reachable by its key.
 	if id, ok := p.byKey[a.NaturalKey()]; ok && id != a.ID {
-		return store.ErrExists
+		return store.Account{}, store.ErrExists
 	}
 	if old, ok := p.accounts[a.ID]; ok {
 		delete(p.byKey, old.NaturalKey())
@@ -374,7 +372,7 @@ func (s *Store) PutAccount(ctx context.Context, publisher string, a store.Accoun
 	}
 	p.accounts[a.ID] = a
 	p.byKey[a.NaturalKey()] = a.ID
-	return nil
+	return a, nil
 }
 
 func (s *Store) ListAccounts(ctx context.Context, publisher string) ([]store.Account, error) {
@@ -390,57 +388,6 @@ func (s *Store) ListAccounts(ctx context.Context, publisher string) ([]store.Acc
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
-}
-
-func (s *Store) PutBuyerToken(ctx context.Context, publisher, digest string, b store.Buyer) error {
-	if err := checkDigest(digest); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p, err := s.pub(publisher)
-	if err != nil {
-		return err
-	}
-	p.buyers[digest] = clone(b)
-	return nil
-}
-
-func (s *Store) BuyerByToken(ctx context.Context, publisher, digest string) (store.Buyer, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p, err := s.pub(publisher)
-	if err != nil {
-		return store.Buyer{}, err
-	}
-	b, ok := p.buyers[digest]
-	if !ok {
-		return store.Buyer{}, store.ErrNotFound
-	}
-	return clone(b), nil
-}
-
-func (s *Store) PutAdminToken(ctx context.Context, digest string, a store.Admin) error {
-	if err := checkDigest(digest); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, err := s.pub(a.Publisher); err != nil {
-		return err
-	}
-	s.admins[digest] = a
-	return nil
-}
-
-func (s *Store) AdminByToken(ctx context.Context, digest string) (store.Admin, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a, ok := s.admins[digest]
-	if !ok {
-		return store.Admin{}, store.ErrNotFound
-	}
-	return a, nil
 }
 
 func (s *Store) Append(ctx context.Context, r ledger.Record) (ledger.Entry, error) {
@@ -600,17 +547,6 @@ func (s *Store) notify(publisher string) {
 }
 
 func (s *Store) Close() error { return nil }
-
-var digestPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
-
-// checkDigest refuses anything but a hex SHA-256, so that a raw token is
-// never kept, as the Store contract says.
-func checkDigest(digest string) error {
-	if !digestPattern.MatchString(digest) {
-		return errors.New("a token must be stored as its hex SHA-256 digest (store.TokenDigest)")
-	}
-	return nil
-}
 
 func randomHex(n int) string {
 	b := make([]byte, n)

@@ -2,15 +2,12 @@ package pgstore_test
 
 import (
 	"bytes"
-	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/pressly/goose/v3"
 
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/store"
@@ -188,15 +185,7 @@ func TestMigrationDown(t *testing.T) {
 	if _, err := s.ReserveReplay(ctx, alpha.ID, store.Replay{Scope: "s", Key: "k"}, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("pgx", url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	p, err := goose.NewProvider(goose.DialectPostgres, db, pgstore.Migrations(), goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, p := migrator(t, url)
 	if _, err := p.DownTo(ctx, 1); err != nil {
 		t.Fatalf("migrating down to 1: %v", err)
 	}

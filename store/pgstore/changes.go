@@ -129,20 +129,39 @@ func (s *Store) forward(ctx context.Context, conn *pgx.Conn, ch chan<- string) {
 	}
 }
 
-// resync reports every publisher as changed. It returns false once ctx
-// has ended.
+// resync reports every publisher as changed. Listing them can fail as
+// the database comes back; it is retried with backoff until it succeeds,
+// each failure logged and counted (ResyncFailures), because a resync
+// skipped would leave edits made while the listener was away unheard. It
+// returns false once ctx has ended.
 func (s *Store) resync(ctx context.Context, ch chan<- string) bool {
-	pubs, err := s.Publishers(ctx)
-	if err != nil {
-		s.log.Warn("listing publishers after reconnecting", "err", err)
-		return ctx.Err() == nil
-	}
-	for _, p := range pubs {
+	backoff := minBackoff
+	for {
+		pubs, err := s.listPublishers(ctx)
+		if err == nil {
+			for _, p := range pubs {
+				select {
+				case ch <- p.ID:
+				case <-ctx.Done():
+					return false
+				}
+			}
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		s.resyncFailures.Add(1)
+		s.log.Warn("listing publishers to resync after reconnecting failed; retrying", "err", err, "retry_in", backoff)
 		select {
-		case ch <- p.ID:
+		case <-time.After(backoff):
 		case <-ctx.Done():
 			return false
 		}
+		backoff = min(backoff*2, maxBackoff)
 	}
-	return true
 }
+
+// ResyncFailures counts failed attempts to list publishers after a
+// change listener reconnected, since the store opened.
+func (s *Store) ResyncFailures() int64 { return s.resyncFailures.Load() }

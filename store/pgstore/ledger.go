@@ -272,31 +272,40 @@ func (s *Store) Decisions(ctx context.Context, publisher string, f store.Decisio
 const walkPage = 500
 
 // WalkLedger reads the chain in pages by sequence, up to the head as it was
-// when the walk began, so memory stays flat however long the chain is and
-// no connection is held while fn runs. Entries are immutable, so pages
-// read at different moments still form one chain.
+// when the walk began.
 func (s *Store) WalkLedger(ctx context.Context, publisher string, fn func(ledger.Entry) error) (err error) {
 	defer wrap(&err, "WalkLedger(%q)", publisher)
 	end, err := s.ledgerLen(ctx, publisher)
 	if err != nil {
 		return err
 	}
+	return walkPages(ctx, s, `SELECT `+entryColumns+` FROM ledger_entries
+		WHERE publisher_id = $1 AND sequence > $2 AND sequence <= $3 ORDER BY sequence LIMIT $4`,
+		publisher, end, scanEntry, func(e ledger.Entry) int64 { return e.Sequence }, fn)
+}
+
+// walkPages calls fn on a publisher's chain entries up to sequence end,
+// reading walkPage of them at a time with query (whose parameters are the
+// publisher, the sequence to start after, end and the page size), so
+// memory stays flat however long the chain is and no connection is held
+// while fn runs. Entries are immutable, so pages read at different
+// moments still form one chain.
+func walkPages[T any](ctx context.Context, s *Store, query, publisher string, end int64,
+	scan pgx.RowToFunc[T], seq func(T) int64, fn func(T) error) error {
 	var after int64
 	for after < end {
-		rows, err := s.pool.Query(ctx, `SELECT `+entryColumns+` FROM ledger_entries
-			WHERE publisher_id = $1 AND sequence > $2 AND sequence <= $3
-			ORDER BY sequence LIMIT $4`, publisher, after, end, walkPage)
+		rows, err := s.pool.Query(ctx, query, publisher, after, end, walkPage)
 		if err != nil {
 			return err
 		}
-		page, err := pgx.CollectRows(rows, scanEntry)
+		page, err := pgx.CollectRows(rows, scan)
 		if err != nil {
 			return err
 		}
 		if len(page) == 0 {
 			// Rows missing below the head: the verifier has already been
-			// shown the gap, or the caller sees fewer entries than
-			// LedgerLen.
+			// shown the gap, or the caller sees fewer entries than the
+			// head says.
 			return nil
 		}
 		for _, e := range page {
@@ -307,7 +316,7 @@ func (s *Store) WalkLedger(ctx context.Context, publisher string, fn func(ledger
 				return err
 			}
 		}
-		after = page[len(page)-1].Sequence
+		after = seq(page[len(page)-1])
 	}
 	return nil
 }

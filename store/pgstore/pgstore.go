@@ -25,6 +25,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -59,6 +60,12 @@ type Store struct {
 	listeners sync.WaitGroup
 
 	appender appender
+
+	// listPublishers is how a change listener lists the publishers to
+	// resync after reconnecting; tests replace it to make that fail.
+	listPublishers func(context.Context) ([]products.Publisher, error)
+	// resyncFailures counts failed resync listings.
+	resyncFailures atomic.Int64
 }
 
 var _ store.Store = (*Store)(nil)
@@ -99,7 +106,9 @@ func Open(ctx context.Context, databaseURL string, logger *slog.Logger) (*Store,
 		return nil, fmt.Errorf("pgstore: migrating the database at %s: %w", where, err)
 	}
 	closed, closeFn := context.WithCancel(context.Background())
-	return &Store{pool: pool, log: logger, now: time.Now, closed: closed, close: closeFn}, nil
+	s := &Store{pool: pool, log: logger, now: time.Now, closed: closed, close: closeFn}
+	s.listPublishers = s.Publishers
+	return s, nil
 }
 
 // Migrations returns the embedded migration files, for tools that build

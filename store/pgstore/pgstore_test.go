@@ -450,3 +450,61 @@ func TestAppendBadRecordFailsAlone(t *testing.T) {
 		t.Fatalf("chain: %d entries, %v; want %d intact", length, err, n-1)
 	}
 }
+
+// TestUnavailableFromTheServer: errors PostgreSQL really gives when its
+// connections are cut, and a closed store's, are store.ErrUnavailable.
+func TestUnavailableFromTheServer(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	s := pgtest.OpenURL(t, url)
+	ctx := t.Context()
+	putPublishers(t, s, alpha)
+	// Another session terminates every connection the store holds.
+	other := pgtest.OpenURL(t, url)
+	if _, err := other.Pool().Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid()`); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Publisher(ctx, alpha.ID)
+	if !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("Publisher after the server ended the store's connection = %v, want ErrUnavailable", err)
+	}
+	s.Close()
+	if _, err := s.Publisher(ctx, alpha.ID); !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("Publisher on a closed store = %v, want ErrUnavailable", err)
+	}
+	// The other store, whose connection was spared, answers as before.
+	if _, err := other.Publisher(ctx, "ghost"); !errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("Publisher(ghost) on a working store = %v, want ErrNotFound only", err)
+	}
+}
+
+// TestResyncRetriedAfterReconnect: when listing publishers fails just
+// after the listener reconnects, the resync is retried until it succeeds,
+// and each failure is counted, so edits made while it was away are not
+// left unheard.
+func TestResyncRetriedAfterReconnect(t *testing.T) {
+	s := pgtest.Open(t)
+	ctx := t.Context()
+	putPublishers(t, s, alpha, beta)
+	var calls atomic.Int32
+	pgstore.SetResyncLister(s, func(ctx context.Context) ([]products.Publisher, error) {
+		if calls.Add(1) <= 3 {
+			return nil, fmt.Errorf("listing publishers: %w", store.ErrUnavailable)
+		}
+		return s.Publishers(ctx)
+	})
+	changes := s.Changes(ctx)
+	var pid int32
+	if err := s.Pool().QueryRow(ctx, `SELECT pid FROM pg_stat_activity
+		WHERE datname = current_database() AND application_name = 'storefront-changes'`).Scan(&pid); err != nil {
+		t.Fatalf("finding the listening connection: %v", err)
+	}
+	if _, err := s.Pool().Exec(ctx, `SELECT pg_terminate_backend($1)`, pid); err != nil {
+		t.Fatal(err)
+	}
+	receive(t, changes, alpha.ID, 20*time.Second)
+	receive(t, changes, beta.ID, 20*time.Second)
+	if n := s.ResyncFailures(); n != 3 {
+		t.Errorf("ResyncFailures = %d, want the 3 failed listings counted", n)
+	}
+}

@@ -79,7 +79,8 @@ func testAccounts(t *testing.T, s store.Store) {
 
 	// PutAccount creates with the id given...
 	fixed := store.Account{ID: "acct_fixed", Operator: "pinnacle-agency.example", BrandDomain: "fixed.example", Disclosure: decline.Category}
-	wantErr(t, "PutAccount(new)", s.PutAccount(ctx, alpha.ID, fixed), nil)
+	fixedPut, err := s.PutAccount(ctx, alpha.ID, fixed)
+	wantErr(t, "PutAccount(new)", err, nil)
 	fixedGot, err := s.AccountByID(ctx, alpha.ID, fixed.ID)
 	wantErr(t, "AccountByID(acct_fixed)", err, nil)
 	if diff := cmp.Diff(fixed, fixedGot, ignoreCreated); diff != "" {
@@ -88,15 +89,22 @@ func testAccounts(t *testing.T, s store.Store) {
 	if fixedGot.CreatedAt.IsZero() {
 		t.Error("PutAccount(new) left CreatedAt unset")
 	}
+	// PutAccount answers with the account as stored, creation time and
+	// all, not with its argument.
+	if diff := cmp.Diff(fixedGot, fixedPut); diff != "" {
+		t.Errorf("PutAccount(new) returned other than what is stored (-stored +returned):\n%s", diff)
+	}
 
 	// ...refuses a natural key another account holds, changing nothing...
 	dup := store.Account{ID: "acct_dup", Operator: a.Operator, BrandDomain: a.BrandDomain}
-	wantErr(t, "PutAccount(another account's natural key)", s.PutAccount(ctx, alpha.ID, dup), store.ErrExists)
+	_, err = s.PutAccount(ctx, alpha.ID, dup)
+	wantErr(t, "PutAccount(another account's natural key)", err, store.ErrExists)
 	_, err = s.AccountByID(ctx, alpha.ID, dup.ID)
 	wantErr(t, "AccountByID(refused account)", err, store.ErrNotFound)
 	steal := fixed
 	steal.BrandDomain = a.BrandDomain
-	wantErr(t, "PutAccount(acct_fixed onto another account's natural key)", s.PutAccount(ctx, alpha.ID, steal), store.ErrExists)
+	_, err = s.PutAccount(ctx, alpha.ID, steal)
+	wantErr(t, "PutAccount(acct_fixed onto another account's natural key)", err, store.ErrExists)
 	if r, err := s.AccountByKey(ctx, alpha.ID, fixed.NaturalKey()); err != nil || r.ID != fixed.ID {
 		t.Errorf("after a refused PutAccount, AccountByKey(%q) = %+v, %v, want %s unchanged", fixed.NaturalKey(), r, err, fixed.ID)
 	}
@@ -107,7 +115,8 @@ func testAccounts(t *testing.T, s store.Store) {
 	// ...and replaces, keeping the creation time and moving the key.
 	moved := fixed
 	moved.BrandDomain, moved.Disclosure, moved.Sandbox = "moved.example", decline.None, true
-	wantErr(t, "PutAccount(replace)", s.PutAccount(ctx, alpha.ID, moved), nil)
+	movedPut, err := s.PutAccount(ctx, alpha.ID, moved)
+	wantErr(t, "PutAccount(replace)", err, nil)
 	movedGot, err := s.AccountByID(ctx, alpha.ID, fixed.ID)
 	wantErr(t, "AccountByID(acct_fixed)", err, nil)
 	if diff := cmp.Diff(moved, movedGot, ignoreCreated); diff != "" {
@@ -115,6 +124,9 @@ func testAccounts(t *testing.T, s store.Store) {
 	}
 	if !movedGot.CreatedAt.Equal(fixedGot.CreatedAt) {
 		t.Errorf("PutAccount(replace) changed CreatedAt from %v to %v", fixedGot.CreatedAt, movedGot.CreatedAt)
+	}
+	if diff := cmp.Diff(movedGot, movedPut); diff != "" {
+		t.Errorf("PutAccount(replace) returned other than what is stored (-stored +returned):\n%s", diff)
 	}
 	_, err = s.AccountByKey(ctx, alpha.ID, fixed.NaturalKey())
 	wantErr(t, "AccountByKey(old key)", err, store.ErrNotFound)
@@ -177,61 +189,6 @@ func testEnsureAccountRace(t *testing.T, s store.Store) {
 		if n != 1 {
 			t.Errorf("round %d: %d accounts hold natural key %q, want 1", round, n, a.NaturalKey())
 		}
-	}
-}
-
-func testTokens(t *testing.T, s store.Store) {
-	ctx := t.Context()
-	withPublishers(t, s)
-	digest := store.TokenDigest("sf_buyer_0123456789")
-	buyer := store.Buyer{ID: "buyer-1", Operator: "pinnacle-agency.example", Accounts: []string{"acct_1", "acct_2"}}
-	wantErr(t, "PutBuyerToken", s.PutBuyerToken(ctx, alpha.ID, digest, buyer), nil)
-	got, err := s.BuyerByToken(ctx, alpha.ID, digest)
-	wantErr(t, "BuyerByToken", err, nil)
-	if diff := cmp.Diff(buyer, got); diff != "" {
-		t.Errorf("BuyerByToken mismatch (-want +got):\n%s", diff)
-	}
-	// Putting again replaces.
-	replaced := store.Buyer{ID: "buyer-1", Operator: "pinnacle-agency.example"}
-	wantErr(t, "PutBuyerToken(replace)", s.PutBuyerToken(ctx, alpha.ID, digest, replaced), nil)
-	got, err = s.BuyerByToken(ctx, alpha.ID, digest)
-	wantErr(t, "BuyerByToken", err, nil)
-	if diff := cmp.Diff(replaced, got, cmpopts.EquateEmpty()); diff != "" {
-		t.Errorf("BuyerByToken after replacing mismatch (-want +got):\n%s", diff)
-	}
-	_, err = s.BuyerByToken(ctx, alpha.ID, store.TokenDigest("sf_buyer_unknown"))
-	wantErr(t, "BuyerByToken(unknown token)", err, store.ErrNotFound)
-	_, err = s.BuyerByToken(ctx, beta.ID, digest)
-	wantErr(t, "BuyerByToken(alpha's token at beta)", err, store.ErrNotFound)
-
-	// Only digests are stored: a raw token is refused, and cannot be
-	// found by itself.
-	raw := "sf_buyer_raw_token"
-	if err := s.PutBuyerToken(ctx, alpha.ID, raw, buyer); err == nil {
-		t.Error("PutBuyerToken(a raw token) = nil, want an error: tokens are stored as digests only")
-	}
-	_, err = s.BuyerByToken(ctx, alpha.ID, raw)
-	wantErr(t, "BuyerByToken(raw token)", err, store.ErrNotFound)
-
-	admin := store.Admin{Publisher: alpha.ID, Name: "ops"}
-	adminDigest := store.TokenDigest("sf_admin_0123456789")
-	wantErr(t, "PutAdminToken", s.PutAdminToken(ctx, adminDigest, admin), nil)
-	gotAdmin, err := s.AdminByToken(ctx, adminDigest)
-	wantErr(t, "AdminByToken", err, nil)
-	if gotAdmin != admin {
-		t.Errorf("AdminByToken = %+v, want %+v", gotAdmin, admin)
-	}
-	_, err = s.AdminByToken(ctx, store.TokenDigest("sf_admin_unknown"))
-	wantErr(t, "AdminByToken(unknown)", err, store.ErrNotFound)
-	_, err = s.AdminByToken(ctx, digest)
-	wantErr(t, "AdminByToken(a buyer token)", err, store.ErrNotFound)
-	if err := s.PutAdminToken(ctx, "sf_admin_raw", admin); err == nil {
-		t.Error("PutAdminToken(a raw token) = nil, want an error: tokens are stored as digests only")
-	}
-	moved := store.Admin{Publisher: beta.ID, Name: "ops-beta"}
-	wantErr(t, "PutAdminToken(replace)", s.PutAdminToken(ctx, adminDigest, moved), nil)
-	if gotAdmin, err := s.AdminByToken(ctx, adminDigest); err != nil || gotAdmin != moved {
-		t.Errorf("AdminByToken after replacing = %+v, %v, want %+v", gotAdmin, err, moved)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
@@ -366,7 +367,12 @@ func testTenancy(t *testing.T, s store.Store) {
 		t.Fatal(err)
 	}
 	digest := store.TokenDigest("sf_buyer_alpha")
-	if err := s.PutBuyerToken(ctx, alpha.ID, digest, store.Buyer{ID: "alpha-buyer"}); err != nil {
+	tok, err := s.CreateToken(ctx, digest, store.Token{Kind: store.BuyerToken, Publisher: alpha.ID, Name: "alpha-buyer",
+		Buyer: &store.Buyer{ID: "alpha-buyer"}, CreatedAt: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AppendAudit(ctx, audit.Record{Publisher: alpha.ID, Action: audit.TokenCreate, Target: tok.ID}, t0); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.SetDirective(ctx, alpha.ID, acct.ID, "alpha-buyer", directive("alpha only")); err != nil {
@@ -395,8 +401,18 @@ func testTenancy(t *testing.T, s store.Store) {
 	if l, err := s.ListAccounts(ctx, beta.ID); err != nil || len(l) != 0 {
 		t.Errorf("ListAccounts(beta) = %d, %v, want none", len(l), err)
 	}
-	_, err = s.BuyerByToken(ctx, beta.ID, digest)
-	wantErr(t, "BuyerByToken(beta, alpha's token)", err, store.ErrNotFound)
+	_, err = s.UseToken(ctx, store.BuyerToken, beta.ID, digest, t0)
+	wantErr(t, "UseToken(beta, alpha's token)", err, store.ErrNotFound)
+	_, err = s.Token(ctx, beta.ID, tok.ID)
+	wantErr(t, "Token(beta, alpha's token id)", err, store.ErrNotFound)
+	_, err = s.RevokeToken(ctx, beta.ID, tok.ID, t0)
+	wantErr(t, "RevokeToken(beta, alpha's token id)", err, store.ErrNotFound)
+	if l, err := s.ListTokens(ctx, beta.ID); err != nil || len(l) != 0 {
+		t.Errorf("ListTokens(beta) = %d, %v, want none", len(l), err)
+	}
+	if l, err := s.AuditTrail(ctx, beta.ID, audit.Filter{}); err != nil || len(l) != 0 {
+		t.Errorf("AuditTrail(beta) = %d, %v, want none", len(l), err)
+	}
 	if d, err := s.TakeDirective(ctx, beta.ID, acct.ID, "alpha-buyer"); err != nil || d != nil {
 		t.Errorf("TakeDirective(beta, alpha's directive) = %+v, %v, want nil", d, err)
 	}
@@ -427,6 +443,9 @@ func testTenancy(t *testing.T, s store.Store) {
 	wantRulebookVersion(t, s, alpha.ID, 1)
 	if d, err := s.TakeDirective(ctx, alpha.ID, acct.ID, "alpha-buyer"); err != nil || d == nil {
 		t.Errorf("TakeDirective(alpha) after beta's attempts = %+v, %v, want alpha's directive", d, err)
+	}
+	if _, err := s.UseToken(ctx, store.BuyerToken, alpha.ID, digest, t0); err != nil {
+		t.Errorf("UseToken(alpha) after beta's attempts = %v, want alpha's token", err)
 	}
 	verify(t, s, alpha.ID)
 }

@@ -41,6 +41,10 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Accounts", testAccounts},
 		{"EnsureAccountRace", testEnsureAccountRace},
 		{"Tokens", testTokens},
+		{"TokenNoRescope", testTokenNoRescope},
+		{"TokenRotation", testTokenRotation},
+		{"Audit", testAudit},
+		{"AuditConcurrentAppends", testAuditConcurrentAppends},
 		{"Ledger", testLedger},
 		{"LedgerDecisionFilters", testDecisionFilters},
 		{"LedgerConcurrentAppends", testLedgerConcurrentAppends},
@@ -243,12 +247,17 @@ func testUnknownPublisher(t *testing.T, s store.Store) {
 			return err
 		}},
 		{"PutAccount", func() error {
-			return s.PutAccount(ctx, ghost, store.Account{ID: "acct_1", Operator: "op.example", BrandDomain: "brand.example"})
+			_, err := s.PutAccount(ctx, ghost, store.Account{ID: "acct_1", Operator: "op.example", BrandDomain: "brand.example"})
+			return err
 		}},
 		{"ListAccounts", func() error { _, err := s.ListAccounts(ctx, ghost); return err }},
-		{"PutBuyerToken", func() error { return s.PutBuyerToken(ctx, ghost, digest, store.Buyer{ID: "b"}) }},
-		{"BuyerByToken", func() error { _, err := s.BuyerByToken(ctx, ghost, digest); return err }},
-		{"PutAdminToken", func() error { return s.PutAdminToken(ctx, digest, store.Admin{Publisher: ghost, Name: "ops"}) }},
+		{"CreateToken", func() error {
+			_, err := s.CreateToken(ctx, digest, store.Token{Kind: store.BuyerToken, Publisher: ghost, Buyer: &store.Buyer{ID: "b"}})
+			return err
+		}},
+		{"UseToken", func() error { _, err := s.UseToken(ctx, store.BuyerToken, ghost, digest, t0); return err }},
+		{"Token", func() error { _, err := s.Token(ctx, ghost, "tok_1"); return err }},
+		{"RevokeToken", func() error { _, err := s.RevokeToken(ctx, ghost, "tok_1", t0); return err }},
 		{"Append", func() error { _, err := s.Append(ctx, record(ghost, 0)); return err }},
 		{"Decisions", func() error { _, err := s.Decisions(ctx, ghost, store.DecisionFilter{}); return err }},
 		{"WalkLedger", func() error { return s.WalkLedger(ctx, ghost, func(e ledgerEntry) error { return nil }) }},
