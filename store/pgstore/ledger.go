@@ -229,7 +229,9 @@ const entryColumns = `publisher_id, sequence, at, account, principal, request_di
 func scanEntry(row pgx.CollectableRow) (ledger.Entry, error) { return scanEntryRow(row, false) }
 
 // scanEntryWithRequest scans the entry columns and then its request.
-func scanEntryWithRequest(row pgx.CollectableRow) (ledger.Entry, error) { return scanEntryRow(row, true) }
+func scanEntryWithRequest(row pgx.CollectableRow) (ledger.Entry, error) {
+	return scanEntryRow(row, true)
+}
 
 func scanEntryRow(row pgx.CollectableRow, request bool) (ledger.Entry, error) {
 	var e ledger.Entry
