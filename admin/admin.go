@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
@@ -29,6 +30,8 @@ type Handler struct {
 	Snaps   *store.Snapshots
 	Log     *slog.Logger
 	Now     func() time.Time
+	// Metrics, when set, counts imports and backtests.
+	Metrics *metrics.Metrics
 }
 
 // MaxBody is the largest admin request body, in bytes.

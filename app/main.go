@@ -61,6 +61,12 @@ type Main struct {
 	// Fixture, for bench serve, sizes the generated publisher served
 	// instead of the demo.
 	Fixture string
+	// Retention is how long tasks, seeds, replays and ledger requests are
+	// kept, and RetentionEvery how often a pass runs (serve).
+	Retention      Retention
+	RetentionEvery time.Duration
+	// MetricsToken, when set, is the bearer /metrics requires.
+	MetricsToken string
 	// Args are the unparsed arguments of commands that parse their own.
 	Args []string
 
@@ -89,6 +95,7 @@ var commands = []struct{ name, help string }{
 	{"bench mcp-floor", "serve recorded answers through the MCP SDK with no pipeline (started by bench)"},
 	{"bench", "measure the storefront against the bare-HTTP ceiling and the Node peer, with scaling runs and targets"},
 	{"ledger verify", "walk each publisher's decision ledger and name the first broken entry"},
+	{"retention run", "drop what the retention settings no longer keep, once (serve does it hourly)"},
 	{"admin token create", "create an admin API token for a publisher (--publisher)"},
 	{"admin publisher create", "create a publisher (--publisher, --name, --domain)"},
 	{"buyer token create", "create a buyer token (--publisher, --buyer, --operator, --account)"},
@@ -123,8 +130,10 @@ func (m *Main) ParseFlags(args []string) error {
 	}
 	fs := flag.NewFlagSet("storefront "+m.Command, flag.ContinueOnError)
 	fs.SetOutput(m.Stderr)
+	var env envFlags
+	retention := DefaultRetention
 	fs.StringVar(&m.LogLevel, "log-level", envOr("STOREFRONT_LOG_LEVEL", "info"), "debug, info, warn or error (STOREFRONT_LOG_LEVEL)")
-	fs.BoolVar(&m.LogJSON, "log-json", envBool("STOREFRONT_LOG_JSON"), "log as JSON lines (STOREFRONT_LOG_JSON=1)")
+	fs.BoolVar(&m.LogJSON, "log-json", env.bool("STOREFRONT_LOG_JSON"), "log as JSON lines (STOREFRONT_LOG_JSON=1)")
 	fs.StringVar(&m.DatabaseURL, "database-url", os.Getenv("DATABASE_URL"), "PostgreSQL URL; without it the in-memory store is used (DATABASE_URL)")
 	switch m.Command {
 	case "serve", "bench serve":
@@ -134,13 +143,18 @@ func (m *Main) ParseFlags(args []string) error {
 			fs.StringVar(&m.Fixture, "fixture", bench.DefaultFixture.String(), "size of the generated publisher")
 		}
 		fs.StringVar(&m.Addr, "addr", envOr("STOREFRONT_ADDR", "127.0.0.1:8080"), "address to listen on (STOREFRONT_ADDR)")
-		fs.BoolVar(&m.Sandbox, "sandbox", envBool("STOREFRONT_SANDBOX"), "sandbox mode: compliance controller and test-kit keys (STOREFRONT_SANDBOX=1)")
-		fs.BoolVar(&m.SeedDemo, "seed-demo", envBool("STOREFRONT_SEED_DEMO"), "with PostgreSQL, load the demo publisher if it is absent (STOREFRONT_SEED_DEMO=1); the in-memory store always has it")
+		fs.BoolVar(&m.Sandbox, "sandbox", env.bool("STOREFRONT_SANDBOX"), "sandbox mode: compliance controller and test-kit keys (STOREFRONT_SANDBOX=1)")
+		fs.BoolVar(&m.SeedDemo, "seed-demo", env.bool("STOREFRONT_SEED_DEMO"), "with PostgreSQL, load the demo publisher if it is absent (STOREFRONT_SEED_DEMO=1); the in-memory store always has it")
+		fs.StringVar(&m.MetricsToken, "metrics-token", os.Getenv("STOREFRONT_METRICS_TOKEN"), "require this bearer token to scrape /metrics (STOREFRONT_METRICS_TOKEN); default: /metrics is open")
+		fs.StringVar(&retention, "retention", envOr("STOREFRONT_RETENTION", DefaultRetention), "how long to keep tasks, seeded catalogues, idempotency records and the requests kept beside the ledger for backtests: kind=30d|12h|keep, ledger-requests=off records none (STOREFRONT_RETENTION)")
+		fs.DurationVar(&m.RetentionEvery, "retention-every", time.Hour, "how often serve runs a retention pass")
 		fs.StringVar(&m.DefaultPublisher, "default-publisher", os.Getenv("STOREFRONT_DEFAULT_PUBLISHER"), "publisher served at the plain paths (STOREFRONT_DEFAULT_PUBLISHER); default: the demo publisher if present, else the first")
 		fs.StringVar(&m.DemoBuyerToken, "demo-buyer-token", os.Getenv("STOREFRONT_DEMO_BUYER_TOKEN"), "fix the demo buyer token instead of generating one (STOREFRONT_DEMO_BUYER_TOKEN)")
 		fs.StringVar(&m.DemoAdminToken, "demo-admin-token", os.Getenv("STOREFRONT_DEMO_ADMIN_TOKEN"), "fix the demo publisher's admin token instead of generating one (STOREFRONT_DEMO_ADMIN_TOKEN)")
 	case "ledger verify":
 		fs.StringVar(&m.Publisher, "publisher", "", "verify one publisher (default: all)")
+	case "retention run":
+		fs.StringVar(&retention, "retention", envOr("STOREFRONT_RETENTION", DefaultRetention), "what to keep, as for serve (STOREFRONT_RETENTION)")
 	case "admin token create":
 		fs.StringVar(&m.Publisher, "publisher", "", "the publisher the token is scoped to (required)")
 		fs.StringVar(&m.Name, "name", "admin", "a name for the token, recorded as the author of edits")
@@ -168,6 +182,20 @@ func (m *Main) ParseFlags(args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if err := env.err(); err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(m.LogLevel)); err != nil {
+		return fmt.Errorf("--log-level %q: want debug, info, warn or error", m.LogLevel)
+	}
+	var err error
+	if m.Retention, err = ParseRetention(retention); err != nil {
+		return fmt.Errorf("--retention: %w", err)
+	}
+	if m.RetentionEvery < time.Minute && (m.Command == "serve" || m.Command == "bench serve") {
+		return fmt.Errorf("--retention-every %s: a minute or more", m.RetentionEvery)
 	}
 	if m.PublicURL != "" {
 		if err := checkOrigin(m.PublicURL); err != nil {
@@ -230,19 +258,33 @@ func envOr(k, def string) string {
 	return def
 }
 
-func envBool(k string) bool {
-	switch strings.ToLower(os.Getenv(k)) {
+// envFlags reads boolean environment variables strictly: a value that is
+// neither true nor false is an error, not a silent false.
+type envFlags struct{ bad []string }
+
+func (e *envFlags) bool(k string) bool {
+	v := os.Getenv(k)
+	switch strings.ToLower(v) {
 	case "1", "true", "yes", "on":
 		return true
+	case "", "0", "false", "no", "off":
+		return false
 	}
+	e.bad = append(e.bad, fmt.Sprintf("%s=%s", k, v))
 	return false
 }
 
-func (m *Main) logger() *slog.Logger {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(m.LogLevel)); err != nil {
-		level = slog.LevelInfo
+func (e *envFlags) err() error {
+	if len(e.bad) == 0 {
+		return nil
 	}
+	return fmt.Errorf("%s: want 1, true, yes or on, or 0, false, no or off", strings.Join(e.bad, ", "))
+}
+
+func (m *Main) logger() *slog.Logger {
+	// ParseFlags has checked the level.
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(m.LogLevel))
 	opts := &slog.HandlerOptions{Level: level}
 	if m.LogJSON {
 		return slog.New(slog.NewJSONHandler(m.Stderr, opts))
@@ -263,6 +305,8 @@ func (m *Main) Run(ctx context.Context) error {
 
 	case "ledger verify":
 		return m.ledgerVerify(ctx)
+	case "retention run":
+		return m.retentionRun(ctx)
 	case "admin token create":
 		return m.adminTokenCreate(ctx)
 	case "admin publisher create":

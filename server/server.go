@@ -22,6 +22,7 @@ import (
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/console"
 	"github.com/storefront/storefront/mcpserver"
+	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/store"
 )
 
@@ -42,7 +43,9 @@ type Config struct {
 	// PublicURL, when set, is the origin agent cards advertise, for a
 	// storefront behind a proxy; otherwise each request's own host.
 	PublicURL string
-	Log       *slog.Logger
+	// Metrics, when set, is served at /metrics.
+	Metrics http.Handler
+	Log     *slog.Logger
 }
 
 // Server is the running HTTP server.
@@ -61,10 +64,19 @@ func New(cfg Config) *Server {
 	e.HideBanner = true
 	e.HidePort = true
 	s := &Server{cfg: cfg, Echo: e}
-	e.Use(middleware.Recover())
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			metrics.RecoveredPanic("http")
+			cfg.Log.Error("recovered a panic", "path", c.Request().URL.Path, "err", err, "stack", string(stack))
+			return err
+		},
+	}))
 	e.Use(s.accessLog)
 
 	e.GET("/healthz", s.health)
+	if cfg.Metrics != nil {
+		e.GET("/metrics", echo.WrapHandler(cfg.Metrics))
+	}
 
 	mcpHandler := echo.WrapHandler(mcpserver.Handler(mcpserver.New(cfg.Agent, cfg.Version)))
 	limit := middleware.BodyLimit("1M")
