@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -32,6 +33,9 @@ type Handler struct {
 	Now     func() time.Time
 	// Metrics, when set, counts imports and backtests.
 	Metrics *metrics.Metrics
+
+	backtestOnce sync.Once
+	backtestSlot chan struct{}
 }
 
 // MaxBody is the largest admin request body, in bytes.
@@ -64,6 +68,7 @@ func (h *Handler) Mount(e *echo.Echo) {
 	p.PUT("/voice", h.putVoice)
 
 	p.POST("/preview", h.preview)
+	p.POST("/backtest", h.backtest)
 
 	p.GET("/decisions", h.decisions)
 	p.GET("/decisions/stats", h.stats)
