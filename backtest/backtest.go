@@ -421,7 +421,7 @@ func Replay(ctx context.Context, svc *products.Service, publisher string, e ledg
 	s.Now = func() time.Time { return at }
 	res := s.Preview(ctx, products.Call{
 		PublisherID: publisher,
-		Principal:   products.Principal{ID: e.Principal, Operator: operatorOf(e.Request)},
+		Principal:   products.Principal{ID: e.Principal, Operator: OperatorOf(e.Request)},
 		Args:        e.Request,
 	}, snap)
 	return answerOf(res.Outcome)
@@ -449,9 +449,9 @@ func answerOf(o outcome.Outcome) Answer {
 	return a
 }
 
-// operatorOf reads account.operator from a request, so that a replay of an
-// account-scoped request acts as that account's operator.
-func operatorOf(req []byte) string {
+// OperatorOf reads account.operator from a request, so that a replay or a
+// preview of an account-scoped request acts as that account's operator.
+func OperatorOf(req []byte) string {
 	var r struct {
 		Account struct {
 			Operator string `json:"operator"`
