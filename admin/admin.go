@@ -45,6 +45,9 @@ type adminKey struct{}
 
 // Mount adds the admin API to e under /admin/v1.
 func (h *Handler) Mount(e *echo.Echo) {
+	// An import streams a file far larger than any other body, so it is
+	// outside the group's body limit and sets its own (MaxImport).
+	e.POST("/admin/v1/publishers/:publisher/catalogue/import", h.importCatalogue, h.problems, sameOrigin(), h.authenticate, h.scope)
 	g := e.Group("/admin/v1", h.problems, middleware.BodyLimit("2M"), sameOrigin(), h.authenticate)
 	g.GET("/whoami", h.whoami)
 	p := g.Group("/publishers/:publisher", h.scope)
@@ -55,6 +58,9 @@ func (h *Handler) Mount(e *echo.Echo) {
 	p.GET("/products/:id", h.getProduct)
 	p.PUT("/products/:id", h.putProduct)
 	p.DELETE("/products/:id", h.deleteProduct)
+	p.GET("/catalogue/versions", h.catalogueVersions)
+	p.GET("/catalogue/diff", h.catalogueDiff)
+	p.POST("/catalogue/rollback", h.catalogueRollback)
 
 	p.GET("/rulebook", h.getRulebook)
 	p.PUT("/rulebook", h.putRulebook)
@@ -70,6 +76,8 @@ func (h *Handler) Mount(e *echo.Echo) {
 	p.POST("/preview", h.preview)
 	p.POST("/backtest", h.backtest)
 
+	p.GET("/catalogue/export", h.exportCatalogue)
+	p.GET("/decisions/export", h.exportDecisions)
 	p.GET("/decisions", h.decisions)
 	p.GET("/decisions/stats", h.stats)
 	p.GET("/ledger/verify", h.verify)

@@ -25,23 +25,20 @@ import (
 	"github.com/storefront/storefront/store/memstore"
 )
 
-// recorded serves the admin API over a store holding 30 days of recorded
-// traffic, every time from one clock that starts on a fixed date.
-func recorded(t *testing.T) (client, *admin.Handler, *traffic.Clock) {
+// serve runs the admin API over s, which it seeds with the demo
+// publisher, on clock, and returns a client holding an admin token.
+func serve(t testing.TB, s store.Store, clock *traffic.Clock) (client, *admin.Handler) {
 	t.Helper()
 	ctx := context.Background()
-	clock := &traffic.Clock{T: time.Date(2031, 3, 2, 0, 0, 0, 0, time.UTC)}
-	s := memstore.New()
-	s.SetClock(clock.Now)
+	if c, ok := s.(interface{ SetClock(func() time.Time) }); ok {
+		c.SetClock(clock.Now)
+	}
 	if err := demo.Seed(ctx, s); err != nil {
 		t.Fatal(err)
 	}
 	snaps := store.NewSnapshots(s)
-	if _, err := traffic.Record(ctx, traffic.Service(s, snaps, clock), clock, 2, 30, 40); err != nil {
-		t.Fatal(err)
-	}
-	const token = "sf_admin_backtest_test"
-	if err := s.PutAdminToken(ctx, store.TokenDigest(token), store.Admin{Publisher: demo.PublisherID, Name: "backtester"}); err != nil {
+	const token = "sf_admin_handler_test"
+	if err := s.PutAdminToken(ctx, store.TokenDigest(token), store.Admin{Publisher: demo.PublisherID, Name: "tester"}); err != nil {
 		t.Fatal(err)
 	}
 	h := &admin.Handler{
@@ -52,7 +49,19 @@ func recorded(t *testing.T) (client, *admin.Handler, *traffic.Clock) {
 	h.Mount(e)
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
-	return client{t, srv.URL, token}, h, clock
+	return client{t, srv.URL, token}, h
+}
+
+// recorded serves the admin API over a store holding 30 days of recorded
+// traffic, every time from one clock that starts on a fixed date.
+func recorded(t *testing.T) (client, *admin.Handler, *traffic.Clock) {
+	t.Helper()
+	clock := &traffic.Clock{T: time.Date(2031, 3, 2, 0, 0, 0, 0, time.UTC)}
+	c, h := serve(t, memstore.New(), clock)
+	if _, err := traffic.Record(context.Background(), traffic.Service(h.Store, h.Snaps, clock), clock, 2, 30, 40); err != nil {
+		t.Fatal(err)
+	}
+	return c, h, clock
 }
 
 // floorDraft is the demo rulebook with the display floor at 5,000 USD.

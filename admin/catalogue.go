@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -60,6 +61,12 @@ type Catalogue struct {
 }
 
 func (h *Handler) listProducts(c echo.Context) error {
+	q := c.QueryParams()
+	for _, k := range []string{"q", "channel", "country", "delivery_type", "limit", "offset"} {
+		if q.Has(k) {
+			return h.searchProducts(c)
+		}
+	}
 	ps, v, err := h.Store.Catalogue(c.Request().Context(), pub(c))
 	if err != nil {
 		return err
@@ -97,18 +104,18 @@ func (h *Handler) putProduct(c echo.Context) error {
 	if p.ProductID != c.Param("id") {
 		return invalid(problem.Invalid{{Pointer: "/product_id", Detail: "product_id must equal the id in the URL"}}, "")
 	}
-	if err := p.Validate(); err != nil {
+	if err := h.checkProduct(&p); err != nil {
 		return invalid(err, "")
 	}
 	if match, err = h.catalogueMatch(c, match); err != nil {
 		return err
 	}
-	v, err := h.Store.PutProduct(c.Request().Context(), pub(c), p, match)
+	v, err := h.saveProducts(c, store.CatalogueEdit{Put: []products.Product{p}, IfMatch: match})
 	if err != nil {
-		return h.writeErr(c, err)
+		return err
 	}
-	etag(c, v)
-	return c.JSON(http.StatusOK, map[string]any{"catalogue_version": v, "product": p})
+	etag(c, v.Version)
+	return c.JSON(http.StatusOK, map[string]any{"catalogue_version": v.Version, "version": v, "product": p})
 }
 
 func (h *Handler) deleteProduct(c echo.Context) error {
@@ -119,12 +126,12 @@ func (h *Handler) deleteProduct(c echo.Context) error {
 	if match, err = h.catalogueMatch(c, match); err != nil {
 		return err
 	}
-	v, err := h.Store.DeleteProduct(c.Request().Context(), pub(c), c.Param("id"), match)
+	v, err := h.saveProducts(c, store.CatalogueEdit{Delete: []string{c.Param("id")}, IfMatch: match})
 	if err != nil {
-		return h.writeErr(c, err)
+		return err
 	}
-	etag(c, v)
-	return c.JSON(http.StatusOK, map[string]any{"catalogue_version": v})
+	etag(c, v.Version)
+	return c.JSON(http.StatusOK, map[string]any{"catalogue_version": v.Version, "version": v})
 }
 
 // catalogueMatch turns the If-Match version into the store's ifMatch. The
@@ -147,7 +154,7 @@ func (h *Handler) catalogueMatch(c echo.Context, v int64) (int64, error) {
 // writeErr turns a store conflict into the stale-edit problem carrying the
 // current version.
 func (h *Handler) writeErr(c echo.Context, err error) error {
-	if err == store.ErrConflict {
+	if errors.Is(err, store.ErrConflict) {
 		vs, verr := h.Store.Versions(c.Request().Context(), pub(c))
 		if verr != nil {
 			return verr

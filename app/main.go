@@ -67,6 +67,20 @@ type Main struct {
 	RetentionEvery time.Duration
 	// MetricsToken, when set, is the bearer /metrics requires.
 	MetricsToken string
+	// The file commands' settings: the storefront they talk to and the
+	// admin token they use, the file, its format, and their options.
+	URL          string
+	AdminToken   string
+	File         string
+	Format       string
+	Out          string
+	IfMatch      string
+	ReportFile   string
+	Note         string
+	Replace      bool
+	SkipBadLines bool
+	// Filters are a ledger export's decision filters.
+	Filters map[string]string
 	// Args are the unparsed arguments of commands that parse their own.
 	Args []string
 
@@ -96,6 +110,9 @@ var commands = []struct{ name, help string }{
 	{"bench", "measure the storefront against the bare-HTTP ceiling and the Node peer, with scaling runs and targets"},
 	{"ledger verify", "walk each publisher's decision ledger and name the first broken entry"},
 	{"retention run", "drop what the retention settings no longer keep, once (serve does it hourly)"},
+	{"catalogue import", "import a catalogue file (JSON Lines or CSV) into a running storefront, with progress and every bad line reported"},
+	{"catalogue export", "download a running storefront's catalogue as JSON Lines or CSV"},
+	{"ledger export", "download the decision ledger as JSON Lines or CSV, filtered like the decisions table"},
 	{"admin token create", "create an admin API token for a publisher (--publisher)"},
 	{"admin publisher create", "create a publisher (--publisher, --name, --domain)"},
 	{"buyer token create", "create a buyer token (--publisher, --buyer, --operator, --account)"},
@@ -116,7 +133,7 @@ func (m *Main) ParseFlags(args []string) error {
 			break
 		}
 	}
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") && m.Command != "catalogue import" {
 		var names []string
 		for _, c := range commands {
 			names = append(names, c.name)
@@ -132,6 +149,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.SetOutput(m.Stderr)
 	var env envFlags
 	retention := DefaultRetention
+	filters := map[string]*string{}
 	fs.StringVar(&m.LogLevel, "log-level", envOr("STOREFRONT_LOG_LEVEL", "info"), "debug, info, warn or error (STOREFRONT_LOG_LEVEL)")
 	fs.BoolVar(&m.LogJSON, "log-json", env.bool("STOREFRONT_LOG_JSON"), "log as JSON lines (STOREFRONT_LOG_JSON=1)")
 	fs.StringVar(&m.DatabaseURL, "database-url", os.Getenv("DATABASE_URL"), "PostgreSQL URL; without it the in-memory store is used (DATABASE_URL)")
@@ -155,6 +173,29 @@ func (m *Main) ParseFlags(args []string) error {
 		fs.StringVar(&m.Publisher, "publisher", "", "verify one publisher (default: all)")
 	case "retention run":
 		fs.StringVar(&retention, "retention", envOr("STOREFRONT_RETENTION", DefaultRetention), "what to keep, as for serve (STOREFRONT_RETENTION)")
+	case "catalogue import", "catalogue export", "ledger export":
+		fs.StringVar(&m.URL, "url", envOr("STOREFRONT_URL", "http://127.0.0.1:8080"), "the storefront's address (STOREFRONT_URL)")
+		fs.StringVar(&m.AdminToken, "token", os.Getenv("STOREFRONT_ADMIN_TOKEN"), "an admin token of the publisher (STOREFRONT_ADMIN_TOKEN)")
+		fs.StringVar(&m.Publisher, "publisher", "", "the publisher (default: the token's)")
+		fs.StringVar(&m.Format, "format", "", "jsonl or csv (default: from the file name for an import, jsonl for an export)")
+		if m.Command == "catalogue import" {
+			fs.BoolVar(&m.Replace, "replace", false, "delete the products the file does not name (default: merge)")
+			fs.BoolVar(&m.SkipBadLines, "skip-bad-lines", false, "save the good lines of a file that has bad ones (default: a bad line saves nothing)")
+			fs.StringVar(&m.Note, "note", "", "a change note kept with the catalogue version")
+			fs.StringVar(&m.IfMatch, "if-match", "", "the catalogue version the file was made against; refused if someone changed the catalogue since (default: the version just before the upload)")
+			fs.StringVar(&m.ReportFile, "report", "", "write every bad line to this CSV file")
+		} else {
+			fs.StringVar(&m.Out, "out", "", "write to this file (default: standard output)")
+		}
+		if m.Command == "ledger export" {
+			m.Filters = map[string]string{}
+			for _, f := range []struct{ name, help string }{
+				{"arm", "only this arm: completed, rejected, failed or submitted"}, {"slug", "only this decline slug"},
+				{"account", "only this account id"}, {"since", "from this RFC 3339 time"}, {"until", "before this RFC 3339 time"},
+			} {
+				filters[f.name] = fs.String(f.name, "", f.help)
+			}
+		}
 	case "admin token create":
 		fs.StringVar(&m.Publisher, "publisher", "", "the publisher the token is scoped to (required)")
 		fs.StringVar(&m.Name, "name", "admin", "a name for the token, recorded as the author of edits")
@@ -177,10 +218,19 @@ func (m *Main) ParseFlags(args []string) error {
 		fmt.Fprintf(m.Stderr, "\nflags for %q:\n", m.Command)
 		fs.PrintDefaults()
 	}
+	if m.Command == "catalogue import" && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		// The file may come before the flags as well as after them.
+		m.File, args = args[0], args[1:]
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
+	for k, v := range filters {
+		m.Filters[k] = *v
+	}
+	if m.Command == "catalogue import" && fs.NArg() == 1 && m.File == "" {
+		m.File = fs.Arg(0)
+	} else if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	if err := env.err(); err != nil {
@@ -307,6 +357,12 @@ func (m *Main) Run(ctx context.Context) error {
 		return m.ledgerVerify(ctx)
 	case "retention run":
 		return m.retentionRun(ctx)
+	case "catalogue import":
+		return m.catalogueImport(ctx)
+	case "catalogue export":
+		return m.export(ctx, "/catalogue/export")
+	case "ledger export":
+		return m.export(ctx, "/decisions/export")
 	case "admin token create":
 		return m.adminTokenCreate(ctx)
 	case "admin publisher create":
