@@ -31,6 +31,7 @@ import (
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/merch"
+	"github.com/storefront/storefront/products"
 )
 
 //go:embed static
@@ -105,6 +106,8 @@ type Vocab struct {
 	FormatKinds     []string `json:"format_kinds"`
 	DeliveryTypes   []string `json:"delivery_types"`
 	Versions        []string `json:"adcp_versions"`
+	// Product holds the values the product form offers.
+	Product products.FieldValues `json:"product"`
 }
 
 // Vocabulary returns vocabulary.json.
@@ -131,5 +134,6 @@ func Vocabulary() ([]byte, error) {
 	}
 	sort.Strings(v.Placeholders)
 	v.Versions = adcp.SupportedStrings()
+	v.Product = products.Values()
 	return json.Marshal(v)
 }

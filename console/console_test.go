@@ -44,6 +44,7 @@ func TestServesEmbeddedPagesWithPolicy(t *testing.T) {
 		{"/console/", "HEAD", 200, "text/html"},
 		{"/console/rulebook.html", "GET", 200, "text/html"},
 		{"/console/history.html", "GET", 200, "text/html"},
+		{"/console/products.html", "GET", 200, "text/html"},
 		{"/console/decisions.html", "GET", 200, "text/html"},
 		{"/console/console.js", "GET", 200, "text/javascript"},
 		{"/console/console.css", "GET", 200, "text/css"},

@@ -1,5 +1,5 @@
 // Rulebook history: the versions, a diff between any two, and rollback.
-import {$, h, api, page, message, problemText, fmtTime, badge, fill} from './console.js';
+import {$, h, api, page, message, problemText, fmtTime, badge, fill, ask} from './console.js';
 
 await page();
 
@@ -75,28 +75,22 @@ async function renderDiff() {
     return;
   }
   const words = {add: 'added', remove: 'removed', replace: 'changed', move: 'reordered'};
-  fill(box, h('table', {class: 'data', id: 'changes'},
+  fill(box, h('div', {class: 'scroll'}, h('table', {class: 'data', id: 'changes'},
     h('thead', {}, h('tr', {}, h('th', {}, 'Change'), h('th', {}, 'Where'), h('th', {}, 'Version ' + from), h('th', {}, 'Version ' + to))),
     h('tbody', {}, changes.map(c => h('tr', {},
       h('td', {}, badge(words[c.op] || c.op, 'op-' + c.op)),
       h('td', {}, h('code', {}, c.path)),
       h('td', {}, h('code', {class: 'from'}, show(c.from))),
-      h('td', {}, h('code', {class: 'to'}, show(c.to))))))));
+      h('td', {}, h('code', {class: 'to'}, show(c.to)))))))));
 }
 
 function confirmRollback(version) {
-  const box = $('confirm');
-  fill(box, 
-    h('p', {}, 'Roll back to version ' + version + '? The rulebook in force becomes a copy of version ' + version +
-      ', saved as version ' + (current + 1) + '. Buyers get it from their next call.'),
-    h('button', {type: 'button', class: 'primary', id: 'confirm-rollback', onclick: () => rollback(version)}, 'Roll back to version ' + version),
-    h('button', {type: 'button', onclick: () => { box.hidden = true; }}, 'Cancel'));
-  box.hidden = false;
-  $('confirm-rollback').focus();
+  ask($('confirm'), 'Roll back to version ' + version + '? The rulebook in force becomes a copy of version ' + version +
+    ', saved as version ' + (current + 1) + '. Buyers get it from their next call.',
+  'Roll back to version ' + version, 'confirm-rollback', () => rollback(version));
 }
 
 async function rollback(version) {
-  $('confirm').hidden = true;
   const since = current;
   const r = await api('POST', '/rulebook/rollback', {body: {version}, ifMatch: since});
   if (r.status === 412) {
