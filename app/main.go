@@ -347,7 +347,12 @@ func (m *Main) Run(ctx context.Context) error {
 	m.log = m.logger()
 	ctx, m.cancel = context.WithCancel(ctx)
 	if benchOwnFlags[m.Command] {
-		return bench.Main(ctx, m.Command, m.Args, m.Stdout, m.Stderr)
+		err := bench.Main(ctx, m.Command, m.Args, m.Stdout, m.Stderr)
+		if errors.Is(err, flag.ErrHelp) {
+			// The usage was asked for and printed: that is success.
+			return nil
+		}
+		return err
 	}
 	switch m.Command {
 	case "serve", "bench serve":
