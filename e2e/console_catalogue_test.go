@@ -62,7 +62,7 @@ func TestConsoleProducts(t *testing.T) {
 	// Open the first product; its internal reference is in a box marked
 	// internal.
 	const id = "nw_display_ros_mrec"
-	b.do(chromedp.Click(chromedp.CSS(`#product-list tr[data-id="`+id+`"] button.open-product`)))
+	b.do(chromedp.Click(chromedp.CSS(`#product-list tr[data-id="` + id + `"] button.open-product`)))
 	b.waitFor("the editor", `document.querySelector('input[name="/name"]')?.value === "Run-of-Site MREC"`)
 	if got := b.text("fieldset.internal"); !strings.Contains(got, "Internal") || !strings.Contains(got, "never shown to buyers") {
 		t.Errorf("the internal box reads %q", got)
