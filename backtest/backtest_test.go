@@ -319,3 +319,38 @@ func sum(m map[string]int64) int64 {
 	}
 	return n
 }
+
+// BenchmarkBacktest replays 30 days of recorded traffic (200 briefs a day)
+// against the draft and reports the replay rate.
+//
+//	go test ./backtest -run '^$' -bench Backtest -benchtime 3x
+func BenchmarkBacktest(b *testing.B) {
+	ctx := context.Background()
+	clock := &traffic.Clock{T: start}
+	s := memstore.New()
+	s.SetClock(clock.Now)
+	if err := demo.Seed(ctx, s); err != nil {
+		b.Fatal(err)
+	}
+	snaps := store.NewSnapshots(s)
+	n, err := traffic.Record(ctx, traffic.Service(s, snaps, clock), clock, 1, 30, 200)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cur, err := snaps.Snapshot(ctx, demo.PublisherID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	draft := products.NewSnapshot(cur.Publisher, cur.Catalogue.Products(), cur.CatalogueVersion, draftRulebook(), 0)
+	run := &backtest.Run{Publisher: demo.PublisherID, Draft: draft, Current: cur, Source: s,
+		Preview: &products.Service{Snapshots: snaps, Accounts: admin.PreviewAccounts{Store: s}, Now: clock.Now},
+		Options: backtest.Options{Since: start, Limit: backtest.MaxLimit}}
+	b.ResetTimer()
+	for range b.N {
+		rep, err := run.Execute(ctx)
+		if err != nil || rep.Decisions != int64(n) {
+			b.Fatalf("%v, %d decisions", err, rep.Decisions)
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "decisions/s")
+}

@@ -192,6 +192,7 @@ func TestConsoleBacktest(t *testing.T) {
 	b.scrollTo(".backtest")
 	b.do(chromedp.Click(chromedp.ID("bt-run")))
 	b.waitFor("the backtest report", `document.getElementById("bt-summary") !== null`)
+	b.scrollTo("#backtest-title")
 	b.screenshot("backtest.png", false)
 
 	rb, _ := api.rulebook()
@@ -282,9 +283,11 @@ func TestConsoleLayout(t *testing.T) {
 			if page == "history" && evalJS[string](b, `getComputedStyle(document.getElementById("confirm")).display`) != "none" {
 				t.Errorf("the History page at %d px shows an empty confirmation bar", width)
 			}
+			if width == 390 && page == "products" {
+				b.screenshot("products-phone.png", false)
+			}
 		}
 	}
-	b.screenshot("rulebook-phone.png", false)
 
 	// The sold-out sample: the demo rulebook's holiday window, not a date
 	// written into the console.
