@@ -119,7 +119,7 @@ func TestConsoleProducts(t *testing.T) {
 	version := strings.Trim(after, `"`)
 	prior := fmt.Sprint(mustInt(t, version) - 1)
 	b.do(chromedp.Click(chromedp.CSS(`input[name="cat-from"][value="`+prior+`"]`)), chromedp.Click(chromedp.CSS(`input[name="cat-to"][value="`+version+`"]`)))
-	b.waitFor("the catalogue diff", `document.getElementById("cat-changes")?.textContent.includes("/name")`)
+	b.waitFor("the catalogue diff", `document.getElementById("cat-changes")?.dataset.from === `+js(prior)+` && document.getElementById("cat-changes").dataset.to === `+js(version))
 	if got := b.text("#cat-changes"); !strings.Contains(got, id) || !strings.Contains(got, "Run-of-Site MREC (refreshed)") {
 		t.Errorf("the catalogue diff = %s", got)
 	}
@@ -230,6 +230,12 @@ func TestConsoleBacktest(t *testing.T) {
 	if got := b.text("#bt-examples"); !strings.Contains(got, "Display campaign for a coffee brand launch") {
 		t.Errorf("the examples lack the briefs: %q", got)
 	}
+
+	// The decisions page downloads the ledger as filtered.
+	b.do(chromedp.Navigate(sf.BaseURL + "/console/decisions.html"))
+	b.waitFor("the decisions page", `document.body.dataset.loaded === "true"`)
+	b.do(chromedp.SetValue(chromedp.ID("f-arm"), "completed"), chromedp.Click(chromedp.ID("export-csv")))
+	b.waitFor("the export request", `performance.getEntriesByType("resource").some(e => e.name.includes("/decisions/export?arm=completed") && e.name.includes("format=csv"))`)
 	b.clean(token)
 }
 

@@ -9,6 +9,8 @@ let current = 0;
 let from = 0;
 let to = 0;
 let before = 0;
+// diffSeq discards a diff that arrives after a newer one was asked for.
+let diffSeq = 0;
 
 function say(kind, text, ...extra) {
   const box = $('cat-messages');
@@ -66,6 +68,7 @@ function show(v) {
 }
 
 async function renderDiff() {
+  const seq = ++diffSeq;
   const box = $('cat-diff');
   $('cat-diff-title').textContent = from && to ? 'Products changed from catalogue version ' + from + ' to version ' + to : 'Changes';
   if (!from || !to || from === to) {
@@ -73,6 +76,7 @@ async function renderDiff() {
     return;
   }
   const r = await api('GET', '/catalogue/diff?from=' + encodeURIComponent(from) + '&to=' + encodeURIComponent(to));
+  if (seq !== diffSeq) return;
   if (!r.ok) {
     fill(box, h('p', {class: 'warn-text'}, problemText(r.problem)));
     return;
@@ -86,7 +90,7 @@ async function renderDiff() {
   const ops = {add: 'op-add', remove: 'op-remove', change: 'op-replace'};
   fill(box,
     r.data.total > changes.length ? h('p', {class: 'hint'}, 'The first ' + changes.length + ' of ' + r.data.total + ' products that differ.') : null,
-    h('div', {class: 'scroll'}, h('table', {class: 'data', id: 'cat-changes'},
+    h('div', {class: 'scroll'}, h('table', {class: 'data', id: 'cat-changes', 'data-from': from, 'data-to': to},
       h('thead', {}, h('tr', {}, h('th', {}, 'Product'), h('th', {}, 'Change'), h('th', {}, 'Field'), h('th', {}, 'Version ' + from), h('th', {}, 'Version ' + to))),
       h('tbody', {}, changes.flatMap(c => {
         const head = [h('td', {}, h('code', {}, c.product_id)), h('td', {}, badge(words[c.op] || c.op, ops[c.op]),

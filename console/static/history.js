@@ -7,6 +7,8 @@ let versions = [];
 let current = 0;
 let from = 0;
 let to = 0;
+// diffSeq discards a diff that arrives after a newer one was asked for.
+let diffSeq = 0;
 
 async function load() {
   const r = await api('GET', '/rulebook/versions');
@@ -58,6 +60,7 @@ function show(v) {
 }
 
 async function renderDiff() {
+  const seq = ++diffSeq;
   const box = $('diff');
   $('diff-title').textContent = from && to ? 'Changes from version ' + from + ' to version ' + to : 'Changes';
   if (!from || !to) {
@@ -65,6 +68,7 @@ async function renderDiff() {
     return;
   }
   const r = await api('GET', '/rulebook/diff?from=' + encodeURIComponent(from) + '&to=' + encodeURIComponent(to));
+  if (seq !== diffSeq) return;
   if (!r.ok) {
     fill(box, h('p', {class: 'warn-text'}, problemText(r.problem)));
     return;
