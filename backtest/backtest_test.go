@@ -32,7 +32,10 @@ type fixture struct {
 // recorded30Days records 30 days of traffic through the live pipeline on
 // the demo publisher, the store stamping entries with the same moving
 // clock the pipeline reads.
-func recorded30Days(t *testing.T) *fixture {
+func recorded30Days(t *testing.T) *fixture { return recorded(t, 60) }
+
+// recorded records 30 days of perDay briefs.
+func recorded(t testing.TB, perDay int) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	clock := &traffic.Clock{T: start}
@@ -42,7 +45,7 @@ func recorded30Days(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	snaps := store.NewSnapshots(s)
-	n, err := traffic.Record(ctx, traffic.Service(s, snaps, clock), clock, 1, 30, 60)
+	n, err := traffic.Record(ctx, traffic.Service(s, snaps, clock), clock, 1, 30, perDay)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +75,7 @@ func draftRulebook() *merch.Rulebook {
 	return &rb
 }
 
-func (f *fixture) draft(t *testing.T) (draft, current *products.Snapshot) {
+func (f *fixture) draft(t testing.TB) (draft, current *products.Snapshot) {
 	t.Helper()
 	cur, err := f.snaps.Snapshot(context.Background(), demo.PublisherID)
 	if err != nil {
@@ -325,32 +328,16 @@ func sum(m map[string]int64) int64 {
 //
 //	go test ./backtest -run '^$' -bench Backtest -benchtime 3x
 func BenchmarkBacktest(b *testing.B) {
-	ctx := context.Background()
-	clock := &traffic.Clock{T: start}
-	s := memstore.New()
-	s.SetClock(clock.Now)
-	if err := demo.Seed(ctx, s); err != nil {
-		b.Fatal(err)
-	}
-	snaps := store.NewSnapshots(s)
-	n, err := traffic.Record(ctx, traffic.Service(s, snaps, clock), clock, 1, 30, 200)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cur, err := snaps.Snapshot(ctx, demo.PublisherID)
-	if err != nil {
-		b.Fatal(err)
-	}
-	draft := products.NewSnapshot(cur.Publisher, cur.Catalogue.Products(), cur.CatalogueVersion, draftRulebook(), 0)
-	run := &backtest.Run{Publisher: demo.PublisherID, Draft: draft, Current: cur, Source: s,
-		Preview: &products.Service{Snapshots: snaps, Accounts: admin.PreviewAccounts{Store: s}, Now: clock.Now},
+	f := recorded(b, 200)
+	draft, current := f.draft(b)
+	run := &backtest.Run{Publisher: demo.PublisherID, Draft: draft, Current: current, Source: f.store, Preview: f.preview,
 		Options: backtest.Options{Since: start, Limit: backtest.MaxLimit}}
 	b.ResetTimer()
 	for range b.N {
-		rep, err := run.Execute(ctx)
-		if err != nil || rep.Decisions != int64(n) {
+		rep, err := run.Execute(context.Background())
+		if err != nil || rep.Decisions != int64(f.briefs) {
 			b.Fatalf("%v, %d decisions", err, rep.Decisions)
 		}
 	}
-	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "decisions/s")
+	b.ReportMetric(float64(f.briefs*b.N)/b.Elapsed().Seconds(), "decisions/s")
 }

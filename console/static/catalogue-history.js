@@ -2,7 +2,7 @@
 // deleted, each import, each rollback), the products that differ between
 // any two with the fields that changed, and rollback, which saves the
 // catalogue as it was as the newest version.
-import {$, h, api, problemText, fmtTime, badge, fill, ask} from './console.js';
+import {$, h, api, problemText, fmtTime, badge, fill, ask, rollBack} from './console.js';
 
 let versions = [];
 let current = 0;
@@ -111,20 +111,12 @@ function confirmRollback(version) {
 
 async function rollback(version) {
   const since = current;
-  const r = await api('POST', '/catalogue/rollback', {body: {version}, ifMatch: since});
-  if (r.status === 412) {
-    say('error', 'Not rolled back: the catalogue changed to version ' + r.problem.current_version + ' since you loaded version ' +
-      since + '; reload to see the changes. Nothing was overwritten.',
-    h('button', {type: 'button', onclick: () => { say(''); load(); }}, 'Reload'));
-    return;
-  }
-  if (!r.ok) {
-    say('error', 'Not rolled back: ' + problemText(r.problem));
-    return;
-  }
+  const saved = await rollBack('/catalogue/rollback', version, since, {say, reload: load,
+    staleText: (cur, was) => 'the catalogue changed to version ' + cur + ' since you loaded version ' + was + '; reload to see the changes'});
+  if (!saved) return;
   from = since;
-  to = r.data.version;
-  say('ok', 'Rolled back: catalogue version ' + r.data.version + ' holds the products as they were at version ' + version + '.');
+  to = saved.version;
+  say('ok', 'Rolled back: catalogue version ' + saved.version + ' holds the products as they were at version ' + version + '.');
   await load();
 }
 

@@ -295,3 +295,21 @@ export function saveBlob(blob, name) {
   a.click();
   setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
 }
+
+// rollBack asks the API to save an earlier version as the newest, with
+// If-Match since. It reports a refusal through say(kind, text, ...nodes),
+// staleText(current, since) saying what changed meanwhile, with a button
+// that runs reload; it resolves to the new version, or null.
+export async function rollBack(path, version, since, {say, reload, staleText}) {
+  const r = await api('POST', path, {body: {version}, ifMatch: since});
+  if (r.status === 412) {
+    say('error', 'Not rolled back: ' + staleText(r.problem.current_version, since) + '. Nothing was overwritten.',
+      h('button', {type: 'button', onclick: () => { say(''); reload(); }}, 'Reload'));
+    return null;
+  }
+  if (!r.ok) {
+    say('error', 'Not rolled back: ' + problemText(r.problem));
+    return null;
+  }
+  return r.data;
+}

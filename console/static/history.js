@@ -1,5 +1,5 @@
 // Rulebook history: the versions, a diff between any two, and rollback.
-import {$, h, api, page, message, problemText, fmtTime, badge, fill, ask} from './console.js';
+import {$, h, api, page, message, problemText, fmtTime, badge, fill, ask, rollBack} from './console.js';
 
 await page();
 
@@ -96,20 +96,12 @@ function confirmRollback(version) {
 
 async function rollback(version) {
   const since = current;
-  const r = await api('POST', '/rulebook/rollback', {body: {version}, ifMatch: since});
-  if (r.status === 412) {
-    message('error', 'Not rolled back: someone else saved version ' + r.problem.current_version + ' since you loaded version ' +
-      since + '; reload to see their changes. Nothing was overwritten.',
-      h('button', {type: 'button', onclick: () => { message(''); load(); }}, 'Reload'));
-    return;
-  }
-  if (!r.ok) {
-    message('error', 'Not rolled back: ' + problemText(r.problem));
-    return;
-  }
+  const saved = await rollBack('/rulebook/rollback', version, since, {say: message, reload: load,
+    staleText: (cur, was) => 'someone else saved version ' + cur + ' since you loaded version ' + was + '; reload to see their changes'});
+  if (!saved) return;
   from = since;
-  to = r.data.version;
-  message('ok', 'Rolled back: version ' + r.data.version + ' is a copy of version ' + version + ' and is now in force.');
+  to = saved.version;
+  message('ok', 'Rolled back: version ' + saved.version + ' is a copy of version ' + version + ' and is now in force.');
   await load();
 }
 
