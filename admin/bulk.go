@@ -37,8 +37,9 @@ type ImportReport struct {
 	BadLines int64 `json:"bad_lines"`
 	// Skipped says the bad lines were left out at the caller's asking.
 	Skipped bool `json:"skipped_bad_lines,omitempty"`
-	// Errors are the bad lines (all of them when streamed; the first
-	// maxReportedLines otherwise).
+	// Errors are the bad lines of an unstreamed answer, the first
+	// maxReportedLines of them; a streamed answer sends each bad line as
+	// its own event instead.
 	Errors []bulk.LineError `json:"errors,omitempty"`
 }
 
