@@ -1,5 +1,7 @@
 package adcp
 
+import "slices"
+
 // Code is an AdCP error code (enums/error-code.json).
 type Code string
 
@@ -76,4 +78,14 @@ func (c Code) Recovery() Recovery {
 		return r
 	}
 	return Terminal
+}
+
+// Codes lists the error codes the storefront emits, sorted.
+func Codes() []string {
+	out := make([]string, 0, len(recoveries))
+	for c := range recoveries {
+		out = append(out, string(c))
+	}
+	slices.Sort(out)
+	return out
 }

@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/signing"
@@ -31,6 +33,11 @@ type Handler struct {
 	Keys *signing.Keys
 	Log  *slog.Logger
 	Now  func() time.Time
+	// Metrics, when set, counts imports and backtests.
+	Metrics *metrics.Metrics
+
+	backtestOnce sync.Once
+	backtestSlot chan struct{}
 }
 
 // MaxBody is the largest admin request body, in bytes.
@@ -40,6 +47,9 @@ type adminKey struct{}
 
 // Mount adds the admin API to e under /admin/v1.
 func (h *Handler) Mount(e *echo.Echo) {
+	// An import streams a file far larger than any other body, so it is
+	// outside the group's body limit and sets its own (MaxImport).
+	e.POST("/admin/v1/publishers/:publisher/catalogue/import", h.importCatalogue, h.problems, sameOrigin(), h.authenticate, h.scope)
 	g := e.Group("/admin/v1", h.problems, middleware.BodyLimit("2M"), sameOrigin(), h.authenticate)
 	g.GET("/whoami", h.whoami)
 	p := g.Group("/publishers/:publisher", h.scope)
@@ -50,6 +60,9 @@ func (h *Handler) Mount(e *echo.Echo) {
 	p.GET("/products/:id", h.getProduct)
 	p.PUT("/products/:id", h.putProduct)
 	p.DELETE("/products/:id", h.deleteProduct)
+	p.GET("/catalogue/versions", h.catalogueVersions)
+	p.GET("/catalogue/diff", h.catalogueDiff)
+	p.POST("/catalogue/rollback", h.catalogueRollback)
 
 	p.GET("/rulebook", h.getRulebook)
 	p.PUT("/rulebook", h.putRulebook)
@@ -63,7 +76,10 @@ func (h *Handler) Mount(e *echo.Echo) {
 	p.PUT("/voice", h.putVoice)
 
 	p.POST("/preview", h.preview)
+	p.POST("/backtest", h.backtest)
 
+	p.GET("/catalogue/export", h.exportCatalogue)
+	p.GET("/decisions/export", h.exportDecisions)
 	p.GET("/decisions", h.decisions)
 	p.GET("/decisions/stats", h.stats)
 	p.GET("/ledger/verify", h.verify)

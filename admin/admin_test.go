@@ -17,7 +17,7 @@ import (
 )
 
 type client struct {
-	t     *testing.T
+	t     testing.TB
 	base  string
 	token string
 }
@@ -39,6 +39,16 @@ func (r response) json(t *testing.T) map[string]any {
 
 func (c client) do(method, path, body string, headers ...string) response {
 	c.t.Helper()
+	ct := ""
+	if body != "" {
+		ct = "application/json"
+	}
+	return c.send(method, path, ct, body, headers...)
+}
+
+// send makes a request with a body of any content type.
+func (c client) send(method, path, contentType, body string, headers ...string) response {
+	c.t.Helper()
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
@@ -50,8 +60,8 @@ func (c client) do(method, path, body string, headers ...string) response {
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])

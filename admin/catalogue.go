@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 
@@ -67,6 +68,12 @@ type Catalogue struct {
 }
 
 func (h *Handler) listProducts(c echo.Context) error {
+	q := c.QueryParams()
+	for _, k := range []string{"q", "channel", "country", "delivery_type", "limit", "offset"} {
+		if q.Has(k) {
+			return h.searchProducts(c)
+		}
+	}
 	ps, v, err := h.Store.Catalogue(c.Request().Context(), pub(c))
 	if err != nil {
 		return err
@@ -104,21 +111,21 @@ func (h *Handler) putProduct(c echo.Context) error {
 	if p.ProductID != c.Param("id") {
 		return invalid(problem.Invalid{{Pointer: "/product_id", Detail: "product_id must equal the id in the URL"}}, "")
 	}
-	if err := p.Validate(); err != nil {
+	if err := h.checkProduct(&p); err != nil {
 		return invalid(err, "")
 	}
 	if match, err = h.catalogueMatch(c, match); err != nil {
 		return err
 	}
-	v, err := h.Store.PutProduct(c.Request().Context(), pub(c), p, match)
+	v, err := h.saveProducts(c, store.CatalogueEdit{Put: []products.Product{p}, IfMatch: match})
 	if err != nil {
-		return h.writeErr(c, err)
+		return err
 	}
 	if err := h.Record(c, audit.ProductPut, p.ProductID, catalogueDetail(v)); err != nil {
 		return err
 	}
-	etag(c, v)
-	return c.JSON(http.StatusOK, map[string]any{"catalogue_version": v, "product": p})
+	etag(c, v.Version)
+	return c.JSON(http.StatusOK, map[string]any{"catalogue_version": v.Version, "version": v, "product": p})
 }
 
 func (h *Handler) deleteProduct(c echo.Context) error {
@@ -129,19 +136,29 @@ func (h *Handler) deleteProduct(c echo.Context) error {
 	if match, err = h.catalogueMatch(c, match); err != nil {
 		return err
 	}
-	v, err := h.Store.DeleteProduct(c.Request().Context(), pub(c), c.Param("id"), match)
+	v, err := h.saveProducts(c, store.CatalogueEdit{Delete: []string{c.Param("id")}, IfMatch: match})
 	if err != nil {
-		return h.writeErr(c, err)
+		return err
 	}
 	if err := h.Record(c, audit.ProductDelete, c.Param("id"), catalogueDetail(v)); err != nil {
 		return err
 	}
-	etag(c, v)
-	return c.JSON(http.StatusOK, map[string]any{"catalogue_version": v})
+	etag(c, v.Version)
+	return c.JSON(http.StatusOK, map[string]any{"catalogue_version": v.Version, "version": v})
 }
 
-func catalogueDetail(v int64) map[string]string {
-	return map[string]string{"catalogue_version": strconv.FormatInt(v, 10)}
+// catalogueDetail is what the audit trail keeps of a catalogue write: the
+// version it saved, how many products it put and deleted, and its note.
+func catalogueDetail(v store.CatalogueVersion) map[string]string {
+	d := map[string]string{
+		"catalogue_version": strconv.FormatInt(v.Version, 10),
+		"products_put":      strconv.FormatInt(v.Put, 10),
+		"products_deleted":  strconv.FormatInt(v.Deleted, 10),
+	}
+	if v.Note != "" {
+		d["note"] = v.Note
+	}
+	return d
 }
 
 // catalogueMatch turns the If-Match version into the store's ifMatch. The
@@ -164,7 +181,7 @@ func (h *Handler) catalogueMatch(c echo.Context, v int64) (int64, error) {
 // writeErr turns a store conflict into the stale-edit problem carrying the
 // current version.
 func (h *Handler) writeErr(c echo.Context, err error) error {
-	if err == store.ErrConflict {
+	if errors.Is(err, store.ErrConflict) {
 		vs, verr := h.Store.Versions(c.Request().Context(), pub(c))
 		if verr != nil {
 			return verr

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/storefront/storefront/agent"
+	"github.com/storefront/storefront/backtest"
 	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/mcpserver"
 	"github.com/storefront/storefront/products"
@@ -111,7 +112,7 @@ func (h *Handler) previewDraft(c echo.Context) error {
 func (h *Handler) previewWith(c echo.Context, snap *products.Snapshot, req []byte, draft bool) error {
 	res := h.Preview.Preview(c.Request().Context(), products.Call{
 		PublisherID: pub(c),
-		Principal:   products.Principal{ID: "preview:" + admin(c).Name, Operator: operatorOf(req)},
+		Principal:   products.Principal{ID: "preview:" + admin(c).Name, Operator: backtest.OperatorOf(req)},
 		Args:        req,
 	}, snap)
 	reply := agent.ReplyFor(res)
@@ -132,18 +133,6 @@ func (h *Handler) previewWith(c echo.Context, snap *products.Snapshot, req []byt
 			MCPResult: mcpResult, MCPIsError: reply.Failed,
 		},
 	})
-}
-
-// operatorOf reads account.operator from a request, so a preview of an
-// account-scoped request acts as that account's operator.
-func operatorOf(req []byte) string {
-	var r struct {
-		Account struct {
-			Operator string `json:"operator"`
-		} `json:"account"`
-	}
-	_ = json.Unmarshal(req, &r)
-	return r.Account.Operator
 }
 
 // PreviewAccounts resolves accounts for previews without creating any: an

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/storefront/storefront/bulk"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/store"
 )
@@ -22,6 +23,8 @@ type Problem struct {
 	Pointer string `json:"pointer,omitempty"`
 	// CurrentVersion tells a stale writer what to re-read.
 	CurrentVersion *int64 `json:"current_version,omitempty"`
+	// BadLines are the bad lines of a refused import.
+	BadLines []bulk.LineError `json:"bad_lines,omitempty"`
 }
 
 const problemBase = "https://storefront.github.io/problems/"

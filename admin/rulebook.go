@@ -157,11 +157,7 @@ func (h *Handler) getVersion(c echo.Context) error {
 }
 
 func (h *Handler) diff(c echo.Context) error {
-	from, err := versionParam(c.QueryParam("from"), "from")
-	if err != nil {
-		return err
-	}
-	to, err := versionParam(c.QueryParam("to"), "to")
+	from, to, err := diffRange(c)
 	if err != nil {
 		return err
 	}
@@ -180,21 +176,40 @@ func (h *Handler) diff(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"from": from, "to": to, "changes": changes})
 }
 
+// diffRange reads the from and to versions of a diff.
+func diffRange(c echo.Context) (from, to int64, err error) {
+	if from, err = versionParam(c.QueryParam("from"), "from"); err != nil {
+		return 0, 0, err
+	}
+	to, err = versionParam(c.QueryParam("to"), "to")
+	return from, to, err
+}
+
 // RollbackRequest names the version to restore.
 type RollbackRequest struct {
 	Version int64 `json:"version"`
 }
 
-// rollback saves a copy of an earlier version as the newest version:
-// history is never rewritten.
-func (h *Handler) rollback(c echo.Context) error {
+// rollbackRequest reads a rollback: the version to restore and the
+// If-Match version.
+func rollbackRequest(c echo.Context) (RollbackRequest, int64, error) {
 	var req RollbackRequest
 	match, err := versionedWrite(c, &req)
 	if err != nil {
-		return err
+		return req, 0, err
 	}
 	if req.Version < 1 {
-		return invalid(problem.Invalid{{Pointer: "/version", Detail: "version must be 1 or more"}}, "")
+		return req, 0, invalid(problem.Invalid{{Pointer: "/version", Detail: "version must be 1 or more"}}, "")
+	}
+	return req, match, nil
+}
+
+// rollback saves a copy of an earlier version as the newest version:
+// history is never rewritten.
+func (h *Handler) rollback(c echo.Context) error {
+	req, match, err := rollbackRequest(c)
+	if err != nil {
+		return err
 	}
 	old, err := h.Store.RulebookAt(c.Request().Context(), pub(c), req.Version)
 	if errors.Is(err, store.ErrNotFound) {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -305,8 +306,15 @@ func TestAuditRecordsEveryAdminWrite(t *testing.T) {
 			map[string]string{"version": "3", "previous_version": "2", "note": "rollback to version 1"}},
 		{"PUT", "/voice", `{"seller_name":"Northwind Media","tone":"formal"}`, []string{"If-Match", `"3"`}, "voice.save", "rulebook",
 			map[string]string{"version": "4", "previous_version": "3", "note": "voice"}},
-		{"PUT", "/products/audit-probe", string(pdoc), []string{"If-Match", `"0"`}, "product.put", "audit-probe", nil},
-		{"DELETE", "/products/audit-probe", "", nil, "product.delete", "audit-probe", nil},
+		{"PUT", "/products/audit-probe", string(pdoc), nil, "product.put", "audit-probe",
+			map[string]string{"products_put": "1", "products_deleted": "0"}},
+		{"DELETE", "/products/audit-probe", "", nil, "product.delete", "audit-probe",
+			map[string]string{"products_put": "0", "products_deleted": "1"}},
+		{"POST", "/catalogue/import?format=jsonl", string(pdoc) + "\n", []string{"X-Change-Note", "feed"}, "catalogue.import", "catalogue",
+			map[string]string{"products_put": "1", "products_deleted": "0", "mode": "merge", "lines": "1", "note": "feed"}},
+		// Back to the catalogue before the import: the probe goes again.
+		{"POST", "/catalogue/rollback", "", nil, "catalogue.rollback", "catalogue",
+			map[string]string{"products_put": "0", "products_deleted": "1"}},
 		{"PUT", "", `{"name":"Northwind Media","domain":"northwind.example","anonymous_discovery":true}`, nil, "publisher.update", "northwind",
 			map[string]string{"name": "Northwind Media", "domain": "northwind.example", "anonymous_discovery": "true"}},
 		{"PUT", "/accounts/acct_audit", `{"operator":"agency.example","brand_domain":"brand.example","disclosure_cap":"range"}`, nil, "account.put", "acct_audit",
@@ -314,13 +322,19 @@ func TestAuditRecordsEveryAdminWrite(t *testing.T) {
 		{"POST", "/buyer-tokens", `{"id":"agency-2","operator":"agency.example","expires_in":"24h"}`, nil, "token.create", "", nil},
 		{"POST", "/signing-keys/rotate", "", nil, "signing_key.rotate", "", nil},
 	} {
-		headers := step.headers
-		if step.action == "product.put" || step.action == "product.delete" {
+		headers, body := step.headers, step.body
+		if strings.HasPrefix(step.action, "product.") || strings.HasPrefix(step.action, "catalogue.") {
 			etag := c.do("GET", pub+"/products", "").Header.Get("ETag")
-			headers = []string{"If-Match", etag}
+			headers = append([]string{"If-Match", etag}, headers...)
+			if step.action == "catalogue.rollback" {
+				v, _ := strconv.ParseInt(strings.Trim(etag, `"`), 10, 64)
+				body = fmt.Sprintf(`{"version":%d}`, v-1)
+				step.detail["catalogue_version"] = strconv.FormatInt(v+1, 10)
+				step.detail["note"] = fmt.Sprintf("rollback to version %d", v-1)
+			}
 		}
 		before := len(trail(t, c, "?limit=1000"))
-		if r := c.do(step.method, pub+step.path, step.body, headers...); r.Status != 200 && r.Status != 201 {
+		if r := c.do(step.method, pub+step.path, body, headers...); r.Status != 200 && r.Status != 201 {
 			t.Fatalf("%s %s = %d %s", step.method, step.path, r.Status, r.Body)
 		}
 		after := trail(t, c, "?limit=1000")
@@ -342,6 +356,9 @@ func TestAuditRecordsEveryAdminWrite(t *testing.T) {
 	wantProblem(t, c.do("PUT", pub+"/rulebook", string(doc), "If-Match", `"1"`), http.StatusPreconditionFailed, "")
 	wantProblem(t, c.do("PUT", pub+"/accounts/acct_bad", `{"operator":"Bad","brand_domain":"brand.example"}`), http.StatusUnprocessableEntity, "/operator")
 	wantProblem(t, c.do("POST", pub+"/tokens", `{"kind":"admin"}`), http.StatusUnprocessableEntity, "/name")
+	etag := c.do("GET", pub+"/products", "").Header.Get("ETag")
+	wantProblem(t, c.do("POST", pub+"/catalogue/import?format=jsonl", `{"product_id":"half-a-product"}`+"\n", "If-Match", etag), http.StatusUnprocessableEntity, "")
+	wantProblem(t, c.do("POST", pub+"/catalogue/rollback", `{"version":99999}`, "If-Match", etag), http.StatusUnprocessableEntity, "/version")
 	if got := len(trail(t, c, "?limit=1000")); got != before {
 		t.Errorf("refused writes added %d audit entries", got-before)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/compliance"
+	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
@@ -67,6 +68,8 @@ type Agent struct {
 	// that emits webhooks must.
 	WebhooksSigned bool
 	Log            *slog.Logger
+	// Metrics, when set, counts every answered call.
+	Metrics *metrics.Metrics
 
 	tools  []*Tool
 	byName map[string]*Tool
@@ -114,8 +117,11 @@ func (a *Agent) Dispatch(ctx context.Context, name string, c Call) (Reply, error
 	if !ok {
 		return Reply{}, ErrUnknownTool
 	}
+	start := time.Now()
 	p, err := a.Authenticate(ctx, c.Publisher, c.Authorization)
-	return t.handle(ctx, c, p, err), nil
+	r := t.handle(ctx, c, p, err)
+	a.observe(name, c, r, time.Since(start))
+	return r, nil
 }
 
 // Errors of authentication.

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/webhook"
@@ -37,6 +38,7 @@ func (c *Curator) Curate(publisher string, sub products.Submission, decide func(
 		defer c.wg.Done()
 		defer func() {
 			if r := recover(); r != nil {
+				metrics.RecoveredPanic("background")
 				c.Log.Error("curating a task panicked", "publisher", publisher, "task", sub.TaskID, "panic", r)
 			}
 		}()

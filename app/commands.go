@@ -159,3 +159,29 @@ func (m *Main) signingKeys(ctx context.Context) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(map[string]any{"keys": rows})
 }
+
+// retentionRun runs one retention pass over every publisher and says what
+// it dropped. Run it from cron when serve's own passes are not wanted.
+func (m *Main) retentionRun(ctx context.Context) error {
+	if err := m.needDatabase(); err != nil {
+		return err
+	}
+	if _, err := m.openStore(ctx); err != nil {
+		return err
+	}
+	n, err := purge(ctx, m.Store, m.Retention, m.now(), nil)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "retention %s: dropped %d finished tasks, %d seeded catalogues, %d idempotency records, %d ledger requests (the ledger's entries are kept)\n",
+		m.Retention, n.Tasks, n.Seeds, n.Replays, n.Requests)
+	return nil
+}
+
+// now is the program's clock.
+func (m *Main) now() time.Time {
+	if m.Now != nil {
+		return m.Now()
+	}
+	return time.Now()
+}

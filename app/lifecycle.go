@@ -86,13 +86,6 @@ func (m *Main) lifecycleFlags(fs *flag.FlagSet) {
 	}
 }
 
-func (m *Main) now() time.Time {
-	if m.Now != nil {
-		return m.Now()
-	}
-	return time.Now()
-}
-
 // openPublisher checks the flags common to the token commands and opens
 // the database.
 func (m *Main) openPublisher(ctx context.Context) error {

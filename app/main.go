@@ -69,6 +69,26 @@ type Main struct {
 	// Fixture, for bench serve, sizes the generated publisher served
 	// instead of the demo.
 	Fixture string
+	// Retention is how long tasks, seeds, replays and ledger requests are
+	// kept, and RetentionEvery how often a pass runs (serve).
+	Retention      Retention
+	RetentionEvery time.Duration
+	// MetricsToken, when set, is the bearer /metrics requires.
+	MetricsToken string
+	// The file commands' settings: the storefront they talk to and the
+	// admin token they use, the file, its format, and their options.
+	URL          string
+	AdminToken   string
+	File         string
+	Format       string
+	Out          string
+	IfMatch      string
+	ReportFile   string
+	Note         string
+	Replace      bool
+	SkipBadLines bool
+	// Filters are a ledger export's decision filters.
+	Filters map[string]string
 	// Args are the unparsed arguments of commands that parse their own.
 	Args []string
 	// Lifecycle holds the flags of the token and audit commands.
@@ -99,6 +119,10 @@ var commands = []struct{ name, help string }{
 	{"bench mcp-floor", "serve recorded answers through the MCP SDK with no pipeline (started by bench)"},
 	{"bench", "measure the storefront against the bare-HTTP ceiling and the Node peer, with scaling runs and targets"},
 	{"ledger verify", "walk each publisher's decision ledger and name the first broken entry"},
+	{"retention run", "drop what the retention settings no longer keep, once (serve does it hourly)"},
+	{"catalogue import", "import a catalogue file (JSON Lines or CSV) into a running storefront, with progress and every bad line reported"},
+	{"catalogue export", "download a running storefront's catalogue as JSON Lines or CSV"},
+	{"ledger export", "download the decision ledger as JSON Lines or CSV, filtered like the decisions table"},
 	{"admin token create", "create an admin API token for a publisher (--publisher, --name, --expires-in)"},
 	{"admin token list", "list a publisher's admin tokens: prefix, created, last used, expiry, state; never secrets (--publisher)"},
 	{"admin token revoke", "revoke an admin token, refused by every replica from its next request (--publisher, --id or --stdin)"},
@@ -129,7 +153,7 @@ func (m *Main) ParseFlags(args []string) error {
 			break
 		}
 	}
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") && m.Command != "catalogue import" {
 		var names []string
 		for _, c := range commands {
 			names = append(names, c.name)
@@ -143,8 +167,11 @@ func (m *Main) ParseFlags(args []string) error {
 	}
 	fs := flag.NewFlagSet("storefront "+m.Command, flag.ContinueOnError)
 	fs.SetOutput(m.Stderr)
+	var env envFlags
+	retention := DefaultRetention
+	filters := map[string]*string{}
 	fs.StringVar(&m.LogLevel, "log-level", envOr("STOREFRONT_LOG_LEVEL", "info"), "debug, info, warn or error (STOREFRONT_LOG_LEVEL)")
-	fs.BoolVar(&m.LogJSON, "log-json", envBool("STOREFRONT_LOG_JSON"), "log as JSON lines (STOREFRONT_LOG_JSON=1)")
+	fs.BoolVar(&m.LogJSON, "log-json", env.bool("STOREFRONT_LOG_JSON"), "log as JSON lines (STOREFRONT_LOG_JSON=1)")
 	fs.StringVar(&m.DatabaseURL, "database-url", os.Getenv("DATABASE_URL"), "PostgreSQL URL; without it the in-memory store is used (DATABASE_URL)")
 	switch m.Command {
 	case "serve", "bench serve":
@@ -155,14 +182,42 @@ func (m *Main) ParseFlags(args []string) error {
 			fs.StringVar(&m.Fixture, "fixture", bench.DefaultFixture.String(), "size of the generated publisher")
 		}
 		fs.StringVar(&m.Addr, "addr", envOr("STOREFRONT_ADDR", "127.0.0.1:8080"), "address to listen on (STOREFRONT_ADDR)")
-		fs.BoolVar(&m.Sandbox, "sandbox", envBool("STOREFRONT_SANDBOX"), "sandbox mode: compliance controller and test-kit keys (STOREFRONT_SANDBOX=1)")
-		fs.BoolVar(&m.AsyncDiscovery, "async-discovery", envBool("STOREFRONT_ASYNC_DISCOVERY"), "answer brief and refine get_products that register a webhook as tasks: submitted at once, decided in the background, the answer delivered to the webhook (STOREFRONT_ASYNC_DISCOVERY=1)")
-		fs.BoolVar(&m.SeedDemo, "seed-demo", envBool("STOREFRONT_SEED_DEMO"), "with PostgreSQL, load the demo publisher if it is absent (STOREFRONT_SEED_DEMO=1); the in-memory store always has it")
+		fs.BoolVar(&m.Sandbox, "sandbox", env.bool("STOREFRONT_SANDBOX"), "sandbox mode: compliance controller and test-kit keys (STOREFRONT_SANDBOX=1)")
+		fs.BoolVar(&m.AsyncDiscovery, "async-discovery", env.bool("STOREFRONT_ASYNC_DISCOVERY"), "answer brief and refine get_products that register a webhook as tasks: submitted at once, decided in the background, the answer delivered to the webhook (STOREFRONT_ASYNC_DISCOVERY=1)")
+		fs.BoolVar(&m.SeedDemo, "seed-demo", env.bool("STOREFRONT_SEED_DEMO"), "with PostgreSQL, load the demo publisher if it is absent (STOREFRONT_SEED_DEMO=1); the in-memory store always has it")
+		fs.StringVar(&m.MetricsToken, "metrics-token", os.Getenv("STOREFRONT_METRICS_TOKEN"), "require this bearer token to scrape /metrics (STOREFRONT_METRICS_TOKEN); default: /metrics is open")
+		fs.StringVar(&retention, "retention", envOr("STOREFRONT_RETENTION", DefaultRetention), "how long to keep tasks, seeded catalogues, idempotency records and the requests kept beside the ledger for backtests: kind=30d|12h|keep, ledger-requests=off records none (STOREFRONT_RETENTION)")
+		fs.DurationVar(&m.RetentionEvery, "retention-every", time.Hour, "how often serve runs a retention pass")
 		fs.StringVar(&m.DefaultPublisher, "default-publisher", os.Getenv("STOREFRONT_DEFAULT_PUBLISHER"), "publisher served at the plain paths (STOREFRONT_DEFAULT_PUBLISHER); default: the demo publisher if present, else the first")
 		fs.StringVar(&m.DemoBuyerToken, "demo-buyer-token", os.Getenv("STOREFRONT_DEMO_BUYER_TOKEN"), "fix the demo buyer token instead of generating one (STOREFRONT_DEMO_BUYER_TOKEN)")
 		fs.StringVar(&m.DemoAdminToken, "demo-admin-token", os.Getenv("STOREFRONT_DEMO_ADMIN_TOKEN"), "fix the demo publisher's admin token instead of generating one (STOREFRONT_DEMO_ADMIN_TOKEN)")
 	case "ledger verify":
 		fs.StringVar(&m.Publisher, "publisher", "", "verify one publisher (default: all)")
+	case "retention run":
+		fs.StringVar(&retention, "retention", envOr("STOREFRONT_RETENTION", DefaultRetention), "what to keep, as for serve (STOREFRONT_RETENTION)")
+	case "catalogue import", "catalogue export", "ledger export":
+		fs.StringVar(&m.URL, "url", envOr("STOREFRONT_URL", "http://127.0.0.1:8080"), "the storefront's address (STOREFRONT_URL)")
+		fs.StringVar(&m.AdminToken, "token", os.Getenv("STOREFRONT_ADMIN_TOKEN"), "an admin token of the publisher (STOREFRONT_ADMIN_TOKEN)")
+		fs.StringVar(&m.Publisher, "publisher", "", "the publisher (default: the token's)")
+		fs.StringVar(&m.Format, "format", "", "jsonl or csv (default: from the file name for an import, jsonl for an export)")
+		if m.Command == "catalogue import" {
+			fs.BoolVar(&m.Replace, "replace", false, "delete the products the file does not name (default: merge)")
+			fs.BoolVar(&m.SkipBadLines, "skip-bad-lines", false, "save the good lines of a file that has bad ones (default: a bad line saves nothing)")
+			fs.StringVar(&m.Note, "note", "", "a change note kept with the catalogue version")
+			fs.StringVar(&m.IfMatch, "if-match", "", "the catalogue version the file was made against; refused if someone changed the catalogue since (default: the version just before the upload)")
+			fs.StringVar(&m.ReportFile, "report", "", "write every bad line to this CSV file")
+		} else {
+			fs.StringVar(&m.Out, "out", "", "write to this file (default: standard output)")
+		}
+		if m.Command == "ledger export" {
+			m.Filters = map[string]string{}
+			for _, f := range []struct{ name, help string }{
+				{"arm", "only this arm: completed, rejected, failed or submitted"}, {"slug", "only this decline slug"},
+				{"account", "only this account id"}, {"since", "from this RFC 3339 time"}, {"until", "before this RFC 3339 time"},
+			} {
+				filters[f.name] = fs.String(f.name, "", f.help)
+			}
+		}
 	case "admin token create", "admin token list", "admin token revoke", "admin token rotate",
 		"buyer token create", "buyer token list", "buyer token revoke", "buyer token rotate", "audit list", "audit verify":
 		m.lifecycleFlags(fs)
@@ -187,11 +242,34 @@ func (m *Main) ParseFlags(args []string) error {
 			return fmt.Errorf("STOREFRONT_ALLOWED_HOSTS: %w", err)
 		}
 	}
+	if m.Command == "catalogue import" && len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		// The file may come before the flags as well as after them.
+		m.File, args = args[0], args[1:]
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
+	for k, v := range filters {
+		m.Filters[k] = *v
+	}
+	if m.Command == "catalogue import" && fs.NArg() == 1 && m.File == "" {
+		m.File = fs.Arg(0)
+	} else if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if err := env.err(); err != nil {
+		return err
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(m.LogLevel)); err != nil {
+		return fmt.Errorf("--log-level %q: want debug, info, warn or error", m.LogLevel)
+	}
+	var err error
+	if m.Retention, err = ParseRetention(retention); err != nil {
+		return fmt.Errorf("--retention: %w", err)
+	}
+	if m.RetentionEvery < time.Minute && (m.Command == "serve" || m.Command == "bench serve") {
+		return fmt.Errorf("--retention-every %s: a minute or more", m.RetentionEvery)
 	}
 	if m.PublicURL != "" {
 		if err := checkOrigin(m.PublicURL); err != nil {
@@ -254,19 +332,33 @@ func envOr(k, def string) string {
 	return def
 }
 
-func envBool(k string) bool {
-	switch strings.ToLower(os.Getenv(k)) {
+// envFlags reads boolean environment variables strictly: a value that is
+// neither true nor false is an error, not a silent false.
+type envFlags struct{ bad []string }
+
+func (e *envFlags) bool(k string) bool {
+	v := os.Getenv(k)
+	switch strings.ToLower(v) {
 	case "1", "true", "yes", "on":
 		return true
+	case "", "0", "false", "no", "off":
+		return false
 	}
+	e.bad = append(e.bad, fmt.Sprintf("%s=%s", k, v))
 	return false
 }
 
-func (m *Main) logger() *slog.Logger {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(m.LogLevel)); err != nil {
-		level = slog.LevelInfo
+func (e *envFlags) err() error {
+	if len(e.bad) == 0 {
+		return nil
 	}
+	return fmt.Errorf("%s: want 1, true, yes or on, or 0, false, no or off", strings.Join(e.bad, ", "))
+}
+
+func (m *Main) logger() *slog.Logger {
+	// ParseFlags has checked the level.
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(m.LogLevel))
 	opts := &slog.HandlerOptions{Level: level}
 	if m.LogJSON {
 		return slog.New(slog.NewJSONHandler(m.Stderr, opts))
@@ -279,7 +371,12 @@ func (m *Main) Run(ctx context.Context) error {
 	m.log = m.logger()
 	ctx, m.cancel = context.WithCancel(ctx)
 	if benchOwnFlags[m.Command] {
-		return bench.Main(ctx, m.Command, m.Args, m.Stdout, m.Stderr)
+		err := bench.Main(ctx, m.Command, m.Args, m.Stdout, m.Stderr)
+		if errors.Is(err, flag.ErrHelp) {
+			// The usage was asked for and printed: that is success.
+			return nil
+		}
+		return err
 	}
 	switch m.Command {
 	case "serve", "bench serve":
@@ -287,6 +384,14 @@ func (m *Main) Run(ctx context.Context) error {
 
 	case "ledger verify":
 		return m.ledgerVerify(ctx)
+	case "retention run":
+		return m.retentionRun(ctx)
+	case "catalogue import":
+		return m.catalogueImport(ctx)
+	case "catalogue export":
+		return m.export(ctx, "/catalogue/export")
+	case "ledger export":
+		return m.export(ctx, "/decisions/export")
 	case "admin publisher create":
 		return m.publisherCreate(ctx)
 	case "admin signing-key rotate", "admin signing-key list":

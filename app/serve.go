@@ -4,18 +4,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
+	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/admin"
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/bench"
 	"github.com/storefront/storefront/compliance"
+	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/demo"
+	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/server"
 	"github.com/storefront/storefront/signing"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/store/pgstore"
 	"github.com/storefront/storefront/webhook"
 )
 
@@ -69,18 +75,33 @@ func (m *Main) serve(ctx context.Context) error {
 	keys := &signing.Keys{Store: s, Now: m.Now}
 	hooks.Signer = keys
 	defer hooks.Wait(context.Background())
+	mx := metrics.New(metrics.Labels{Versions: adcp.SupportedStrings(), Slugs: decline.Slugs(), Codes: adcp.Codes()})
+	mx.WatchScreen(sanitize.Withheld)
+	if pg, ok := s.(*pgstore.Store); ok {
+		pg.ObserveBatches(mx.LedgerBatch)
+		mx.WatchPool(func() metrics.PoolStats {
+			st := pg.Pool().Stat()
+			return metrics.PoolStats{Max: st.MaxConns(), Total: st.TotalConns(), Idle: st.IdleConns(), Acquired: st.AcquiredConns(),
+				Acquires: st.AcquireCount(), EmptyAcquires: st.EmptyAcquireCount(), CanceledAcquires: st.CanceledAcquireCount(),
+				AcquireWait: st.AcquireDuration()}
+		})
+		mx.WatchResyncs(pg.ResyncFailures)
+	}
+	// The buyer side's store counts appends, directives and tasks.
+	buyers := store.Observed{Store: s, Metrics: mx}
 	svc := &products.Service{
 		Snapshots:      snaps,
-		Ledger:         store.Ledger{Store: s},
-		Accounts:       store.Accounts{Store: s},
-		Directives:     store.Directives{Store: s},
-		Tasks:          store.Tasks{Store: s},
+		Ledger:         store.Ledger{Store: buyers, KeepRequests: m.Retention.KeepRequests},
+		Accounts:       store.Accounts{Store: buyers},
+		Directives:     store.Directives{Store: buyers},
+		Tasks:          store.Tasks{Store: buyers},
 		WebhookAllowed: policy.Check,
 		Now:            m.Now,
 		Log:            m.log,
 	}
 	if m.AsyncDiscovery {
-		curator := &agent.Curator{Store: s, Webhooks: hooks, Now: m.Now, Log: m.log}
+		// Through the counting store, so finished tasks are on /metrics.
+		curator := &agent.Curator{Store: buyers, Webhooks: hooks, Now: m.Now, Log: m.log}
 		svc.Curation = curator
 		// Before the webhooks' Wait (defers run last first): a decision
 		// in flight still delivers.
@@ -89,19 +110,27 @@ func (m *Main) serve(ctx context.Context) error {
 	var controller *compliance.Controller
 	if m.Sandbox {
 		svc.Seeds = snaps
-		controller = &compliance.Controller{Store: s, Snaps: snaps, Webhooks: hooks, Log: m.log, Now: m.Now}
+		controller = &compliance.Controller{Store: buyers, Snaps: snaps, Webhooks: hooks, Log: m.log, Now: m.Now}
 		m.log.Warn("sandbox mode: comply_test_controller is served and compliance test-kit keys (demo-...) are accepted")
 	}
-	a := agent.New(s, svc, snaps, controller, m.log)
+	a := agent.New(buyers, svc, snaps, controller, m.log)
 	a.WebhooksSigned = true
+	a.Metrics = mx
+	var tools []string
+	for _, t := range a.Tools() {
+		tools = append(tools, t.Name)
+	}
+	mx.SetTools(tools)
 	adm := &admin.Handler{
-		Store: s, Snaps: snaps, Keys: keys, Log: m.log, Now: m.Now,
+		Store: s, Snaps: snaps, Keys: keys, Log: m.log, Now: m.Now, Metrics: mx,
 		Preview: &products.Service{Snapshots: snaps, Accounts: admin.PreviewAccounts{Store: s}, Now: m.Now, Log: m.log},
 	}
 	m.Server = server.New(server.Config{
 		Addr: m.Addr, DefaultPublisher: def, Agent: a, Admin: adm, Store: s,
 		StoreKind: kind, Version: Version, PublicURL: m.PublicURL, AllowedHosts: m.AllowedHosts, Keys: keys, Log: m.log,
+		Metrics: mx.Handler(m.MetricsToken),
 	})
+	go retain(ctx, s, m.Retention, m.RetentionEvery, m.now, mx, m.log)
 	if m.DebugAddr != "" {
 		stop, err := serveDebug(ctx, m.DebugAddr, m.log)
 		if err != nil {
@@ -123,7 +152,10 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 	m.warnCardOrigin(m.Server.Addr(), m.Server.BaseURL())
 	m.log.Info("storefront serving", "addr", m.Server.Addr(), "mcp", m.Server.BaseURL()+"/mcp",
-		"default_publisher", def, "store", kind, "sandbox", m.Sandbox, "version", Version)
+		"default_publisher", def, "store", kind, "sandbox", m.Sandbox, "version", Version, "retention", m.Retention.String())
+	// go run starts the program as a child: stopping go run with a signal
+	// other than Ctrl-C leaves this process serving, so say which it is.
+	fmt.Fprintf(m.Stdout, "storefront serving at %s (process %d; stop it with Ctrl-C or kill %d)\n", m.Server.BaseURL(), os.Getpid(), os.Getpid())
 	close(m.Ready)
 	err = m.Server.Serve(ctx)
 	if errors.Is(err, context.Canceled) {
@@ -142,6 +174,11 @@ func (m *Main) demoTokens(ctx context.Context, seeded bool) error {
 		return nil
 	}
 	memory := m.DatabaseURL == ""
+	if !memory && !seeded && m.DemoBuyerToken == "" && m.DemoAdminToken == "" {
+		fmt.Fprintf(m.Stdout, "the demo publisher %s is already in the database: its tokens were printed when it was first seeded and cannot be shown again (only their digests are kept).\n"+
+			"Make a new admin token with: storefront admin token create --publisher %s (or fix one with --demo-admin-token).\n", demo.PublisherID, demo.PublisherID)
+		return nil
+	}
 	if memory || seeded || m.DemoBuyerToken != "" {
 		secret, note, err := m.demoToken(ctx, m.DemoBuyerToken, store.Token{Kind: store.BuyerToken, Name: "demo-buyer",
 			Buyer: &store.Buyer{ID: "demo-buyer", Operator: "pinnacle-agency.example"}})

@@ -34,23 +34,25 @@ type Action string
 
 // The admin actions.
 const (
-	PublisherCreate  Action = "publisher.create"
-	PublisherUpdate  Action = "publisher.update"
-	ProductPut       Action = "product.put"
-	ProductDelete    Action = "product.delete"
-	RulebookSave     Action = "rulebook.save"
-	RulebookRollback Action = "rulebook.rollback"
-	VoiceSave        Action = "voice.save"
-	AccountPut       Action = "account.put"
-	TokenCreate      Action = "token.create"
-	TokenRevoke      Action = "token.revoke"
-	TokenRotate      Action = "token.rotate"
-	SigningKeyRotate Action = "signing_key.rotate"
+	PublisherCreate   Action = "publisher.create"
+	PublisherUpdate   Action = "publisher.update"
+	ProductPut        Action = "product.put"
+	ProductDelete     Action = "product.delete"
+	CatalogueImport   Action = "catalogue.import"
+	CatalogueRollback Action = "catalogue.rollback"
+	RulebookSave      Action = "rulebook.save"
+	RulebookRollback  Action = "rulebook.rollback"
+	VoiceSave         Action = "voice.save"
+	AccountPut        Action = "account.put"
+	TokenCreate       Action = "token.create"
+	TokenRevoke       Action = "token.revoke"
+	TokenRotate       Action = "token.rotate"
+	SigningKeyRotate  Action = "signing_key.rotate"
 )
 
 // Actions lists every action, in the order the console offers them.
 var Actions = []Action{
-	RulebookSave, RulebookRollback, VoiceSave, ProductPut, ProductDelete,
+	RulebookSave, RulebookRollback, VoiceSave, ProductPut, ProductDelete, CatalogueImport, CatalogueRollback,
 	PublisherCreate, PublisherUpdate, AccountPut, TokenCreate, TokenRevoke, TokenRotate,
 	SigningKeyRotate,
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/merch"
+	"github.com/storefront/storefront/products"
 )
 
 //go:embed static
@@ -108,6 +109,8 @@ type Vocab struct {
 	Versions        []string `json:"adcp_versions"`
 	// AuditActions are the actions the audit trail records.
 	AuditActions []string `json:"audit_actions"`
+	// Product holds the values the product form offers.
+	Product products.FieldValues `json:"product"`
 }
 
 // Vocabulary returns vocabulary.json.
@@ -137,5 +140,6 @@ func Vocabulary() ([]byte, error) {
 	for _, a := range audit.Actions {
 		v.AuditActions = append(v.AuditActions, string(a))
 	}
+	v.Product = products.Values()
 	return json.Marshal(v)
 }

@@ -45,6 +45,7 @@ func TestServesEmbeddedPagesWithPolicy(t *testing.T) {
 		{"/console/", "HEAD", 200, "text/html"},
 		{"/console/rulebook.html", "GET", 200, "text/html"},
 		{"/console/history.html", "GET", 200, "text/html"},
+		{"/console/products.html", "GET", 200, "text/html"},
 		{"/console/decisions.html", "GET", 200, "text/html"},
 		{"/console/tokens.html", "GET", 200, "text/html"},
 		{"/console/audit.html", "GET", 200, "text/html"},

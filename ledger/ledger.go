@@ -45,6 +45,12 @@ type Record struct {
 	Sandbox bool
 	// Forced marks decisions a compliance directive forced.
 	Forced bool
+	// Request is the request the decision answered, kept beside the
+	// chain so that a backtest can replay it. The hash covers only
+	// RequestDigest, never these bytes, so a store may drop them after
+	// its retention period and the chain still verifies. nil when not
+	// kept.
+	Request []byte
 }
 
 // Entry is a record placed in the chain.

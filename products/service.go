@@ -713,6 +713,11 @@ func (s *Service) record(c Call, o outcome.Outcome, req *Request, acct Account, 
 		Sandbox:         acct.Sandbox,
 		Forced:          forced,
 	}
+	if !forced {
+		// Kept beside the chain for backtests, which replay what the
+		// rulebook decided; forced answers it did not decide.
+		r.Request = c.Args
+	}
 	if r.Slug == "" {
 		for _, e := range o.Errors() {
 			if det, ok := e.Details["decline"].(map[string]any); ok {

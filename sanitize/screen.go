@@ -122,13 +122,18 @@ func (s *Screen) Names(raw string) bool {
 // term; the string is then not to be shown at all.
 func (s *Screen) Line(raw string, max int) (Text, bool) {
 	t := s.Clean(raw)
-	if t == "" || s.Names(t) {
+	if t == "" {
+		return Text{}, false
+	}
+	if s.Names(t) {
+		withheld.lines.Add(1)
 		return Text{}, false
 	}
 	t = truncate(t, max)
 	// Truncation cannot create a term, but re-check: the check is cheap and
 	// the screen promises what leaves, not what was likely.
 	if s.Names(t) {
+		withheld.lines.Add(1)
 		return Text{}, false
 	}
 	return Text{t}, true
@@ -141,6 +146,9 @@ func (s *Screen) Line(raw string, max int) (Text, bool) {
 func (s *Screen) Prose(raw string, max int, last Text, fallbacks ...string) Text {
 	if t, ok := s.prose(raw, max); ok {
 		return t
+	}
+	if s.Clean(raw) != "" {
+		withheld.texts.Add(1)
 	}
 	for _, f := range fallbacks {
 		if t, ok := s.Line(f, max); ok {
@@ -161,7 +169,9 @@ func (s *Screen) prose(raw string, max int) (Text, bool) {
 	}
 	var kept []string
 	for _, sentence := range sentences(clean) {
-		if !s.Names(sentence) {
+		if s.Names(sentence) {
+			withheld.sentences.Add(1)
+		} else {
 			kept = append(kept, sentence)
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/console"
 	"github.com/storefront/storefront/mcpserver"
+	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/signing"
 	"github.com/storefront/storefront/store"
 )
@@ -49,7 +50,9 @@ type Config struct {
 	// Keys, when set, publishes each publisher's webhook-signing keys as
 	// a JWKS.
 	Keys *signing.Keys
-	Log  *slog.Logger
+	// Metrics, when set, is served at /metrics.
+	Metrics http.Handler
+	Log     *slog.Logger
 }
 
 // Server is the running HTTP server.
@@ -68,10 +71,19 @@ func New(cfg Config) *Server {
 	e.HideBanner = true
 	e.HidePort = true
 	s := &Server{cfg: cfg, Echo: e}
-	e.Use(middleware.Recover())
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			metrics.RecoveredPanic("http")
+			cfg.Log.Error("recovered a panic", "path", c.Request().URL.Path, "err", err, "stack", string(stack))
+			return err
+		},
+	}))
 	e.Use(s.accessLog)
 
 	e.GET("/healthz", s.health)
+	if cfg.Metrics != nil {
+		e.GET("/metrics", echo.WrapHandler(cfg.Metrics))
+	}
 
 	mcpHandler := echo.WrapHandler(mcpserver.Handler(mcpserver.New(cfg.Agent, cfg.Version)))
 	limit := middleware.BodyLimit("1M")

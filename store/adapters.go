@@ -60,10 +60,18 @@ func (a Accounts) Resolve(ctx context.Context, publisher string, p products.Prin
 }
 
 // Ledger implements products.Ledger over a Store.
-type Ledger struct{ Store Store }
+type Ledger struct {
+	Store Store
+	// KeepRequests keeps each decision's request beside the chain, for
+	// backtests; without it only the request's digest is recorded.
+	KeepRequests bool
+}
 
 // Append implements products.Ledger.
 func (l Ledger) Append(ctx context.Context, r ledger.Record) (ledger.Entry, error) {
+	if !l.KeepRequests {
+		r.Request = nil
+	}
 	return l.Store.Append(ctx, r)
 }
 

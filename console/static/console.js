@@ -101,6 +101,60 @@ export async function api(method, path, opts = {}) {
   return out;
 }
 
+// apiStream calls an admin API route that answers with JSON lines
+// (application/x-ndjson) and hands each parsed line to onEvent as it
+// arrives. Aborting signal cancels the call, and the server stops the
+// work. It resolves to {status, ok, problem}.
+export async function apiStream(method, path, {body, signal, onEvent}) {
+  const s = requireSession();
+  const url = '/admin/v1/publishers/' + encodeURIComponent(s.publisher) + path;
+  let res;
+  try {
+    res = await fetch(url, {
+      method, signal,
+      headers: {Authorization: 'Bearer ' + s.token, Accept: 'application/x-ndjson, application/problem+json', 'Content-Type': 'application/json'},
+      body: JSON.stringify(body),
+      credentials: 'omit', cache: 'no-store', redirect: 'error', referrerPolicy: 'no-referrer',
+    });
+  } catch (err) {
+    return {status: 0, ok: false, problem: {title: err.name === 'AbortError' ? 'Canceled' : 'Network error', detail: err.message}};
+  }
+  if (res.status === 401) {
+    clearSession();
+    location.replace('./?expired=1');
+    throw new Error('session ended');
+  }
+  setSession(s);
+  if (!res.ok) {
+    let problem;
+    try {
+      problem = await res.json();
+    } catch {
+      problem = {title: res.statusText || 'Error', status: res.status};
+    }
+    return {status: res.status, ok: false, problem};
+  }
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let buf = '';
+  try {
+    for (;;) {
+      const {value, done} = await reader.read();
+      if (done) break;
+      buf += decoder.decode(value, {stream: true});
+      let nl;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl).trim();
+        buf = buf.slice(nl + 1);
+        if (line) onEvent(JSON.parse(line));
+      }
+    }
+  } catch (err) {
+    return {status: res.status, ok: false, problem: {title: err.name === 'AbortError' ? 'Canceled' : 'Cut short', detail: err.message}};
+  }
+  return {status: res.status, ok: true, problem: null};
+}
+
 // h builds an element. Children that are not nodes become text nodes.
 export function h(tag, props, ...children) {
   const e = document.createElement(tag);
@@ -219,4 +273,43 @@ export function clone(v) {
 export function fill(el, ...children) {
   el.replaceChildren();
   return add(el, children);
+}
+
+// ask shows a confirmation in box: the question, a button that runs
+// onConfirm (with id, so tests and keyboards find it) and Cancel.
+export function ask(box, question, label, id, onConfirm) {
+  fill(box,
+    h('p', {}, question),
+    h('button', {type: 'button', class: 'primary', id, onclick: () => { box.hidden = true; onConfirm(); }}, label),
+    h('button', {type: 'button', onclick: () => { box.hidden = true; }}, 'Cancel'));
+  box.hidden = false;
+  $(id).focus();
+}
+
+// saveBlob offers a downloaded file, fetched with the token, from a
+// blob: URL: the token never goes into a link.
+export function saveBlob(blob, name) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+}
+
+// rollBack asks the API to save an earlier version as the newest, with
+// If-Match since. It reports a refusal through say(kind, text, ...nodes),
+// staleText(current, since) saying what changed meanwhile, with a button
+// that runs reload; it resolves to the new version, or null.
+export async function rollBack(path, version, since, {say, reload, staleText}) {
+  const r = await api('POST', path, {body: {version}, ifMatch: since});
+  if (r.status === 412) {
+    say('error', 'Not rolled back: ' + staleText(r.problem.current_version, since) + '. Nothing was overwritten.',
+      h('button', {type: 'button', onclick: () => { say(''); reload(); }}, 'Reload'));
+    return null;
+  }
+  if (!r.ok) {
+    say('error', 'Not rolled back: ' + problemText(r.problem));
+    return null;
+  }
+  return r.data;
 }

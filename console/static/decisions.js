@@ -1,6 +1,6 @@
 // The decision ledger: a filterable table, server-rendered SVG charts of
 // the stats, and the chain's verification status.
-import {$, h, api, page, message, problemText, fmtTime, badge, vocabulary, fill} from './console.js';
+import {$, h, api, page, message, problemText, fmtTime, badge, vocabulary, fill, saveBlob} from './console.js';
 
 await page();
 const vocab = await vocabulary();
@@ -135,6 +135,23 @@ $('filters').addEventListener('reset', () => {
   });
 });
 $('older').addEventListener('click', () => decisions(true));
+
+// download fetches the export of the filtered ledger with the token and
+// saves it from a blob: URL.
+async function download(format) {
+  const q = new URLSearchParams(query());
+  q.delete('limit');
+  q.delete('before');
+  q.set('format', format);
+  const r = await api('GET', '/decisions/export?' + q.toString(), {blob: true});
+  if (!r.ok) {
+    $('filter-error').textContent = problemText(r.problem);
+    return;
+  }
+  saveBlob(r.blob, 'decisions.' + format);
+}
+$('export-csv').addEventListener('click', () => download('csv'));
+$('export-jsonl').addEventListener('click', () => download('jsonl'));
 $('days').addEventListener('change', charts);
 
 await Promise.all([verify(), charts(), decisions(false)]);

@@ -1,5 +1,5 @@
 // Rulebook history: the versions, a diff between any two, and rollback.
-import {$, h, api, page, message, problemText, fmtTime, badge, fill} from './console.js';
+import {$, h, api, page, message, problemText, fmtTime, badge, fill, ask, rollBack} from './console.js';
 
 await page();
 
@@ -7,6 +7,8 @@ let versions = [];
 let current = 0;
 let from = 0;
 let to = 0;
+// diffSeq discards a diff that arrives after a newer one was asked for.
+let diffSeq = 0;
 
 async function load() {
   const r = await api('GET', '/rulebook/versions');
@@ -58,6 +60,7 @@ function show(v) {
 }
 
 async function renderDiff() {
+  const seq = ++diffSeq;
   const box = $('diff');
   $('diff-title').textContent = from && to ? 'Changes from version ' + from + ' to version ' + to : 'Changes';
   if (!from || !to) {
@@ -65,6 +68,7 @@ async function renderDiff() {
     return;
   }
   const r = await api('GET', '/rulebook/diff?from=' + encodeURIComponent(from) + '&to=' + encodeURIComponent(to));
+  if (seq !== diffSeq) return;
   if (!r.ok) {
     fill(box, h('p', {class: 'warn-text'}, problemText(r.problem)));
     return;
@@ -75,43 +79,29 @@ async function renderDiff() {
     return;
   }
   const words = {add: 'added', remove: 'removed', replace: 'changed', move: 'reordered'};
-  fill(box, h('table', {class: 'data', id: 'changes'},
+  fill(box, h('div', {class: 'scroll'}, h('table', {class: 'data', id: 'changes'},
     h('thead', {}, h('tr', {}, h('th', {}, 'Change'), h('th', {}, 'Where'), h('th', {}, 'Version ' + from), h('th', {}, 'Version ' + to))),
     h('tbody', {}, changes.map(c => h('tr', {},
       h('td', {}, badge(words[c.op] || c.op, 'op-' + c.op)),
       h('td', {}, h('code', {}, c.path)),
       h('td', {}, h('code', {class: 'from'}, show(c.from))),
-      h('td', {}, h('code', {class: 'to'}, show(c.to))))))));
+      h('td', {}, h('code', {class: 'to'}, show(c.to)))))))));
 }
 
 function confirmRollback(version) {
-  const box = $('confirm');
-  fill(box, 
-    h('p', {}, 'Roll back to version ' + version + '? The rulebook in force becomes a copy of version ' + version +
-      ', saved as version ' + (current + 1) + '. Buyers get it from their next call.'),
-    h('button', {type: 'button', class: 'primary', id: 'confirm-rollback', onclick: () => rollback(version)}, 'Roll back to version ' + version),
-    h('button', {type: 'button', onclick: () => { box.hidden = true; }}, 'Cancel'));
-  box.hidden = false;
-  $('confirm-rollback').focus();
+  ask($('confirm'), 'Roll back to version ' + version + '? The rulebook in force becomes a copy of version ' + version +
+    ', saved as version ' + (current + 1) + '. Buyers get it from their next call.',
+  'Roll back to version ' + version, 'confirm-rollback', () => rollback(version));
 }
 
 async function rollback(version) {
-  $('confirm').hidden = true;
   const since = current;
-  const r = await api('POST', '/rulebook/rollback', {body: {version}, ifMatch: since});
-  if (r.status === 412) {
-    message('error', 'Not rolled back: someone else saved version ' + r.problem.current_version + ' since you loaded version ' +
-      since + '; reload to see their changes. Nothing was overwritten.',
-      h('button', {type: 'button', onclick: () => { message(''); load(); }}, 'Reload'));
-    return;
-  }
-  if (!r.ok) {
-    message('error', 'Not rolled back: ' + problemText(r.problem));
-    return;
-  }
+  const saved = await rollBack('/rulebook/rollback', version, since, {say: message, reload: load,
+    staleText: (cur, was) => 'someone else saved version ' + cur + ' since you loaded version ' + was + '; reload to see their changes'});
+  if (!saved) return;
   from = since;
-  to = r.data.version;
-  message('ok', 'Rolled back: version ' + r.data.version + ' is a copy of version ' + version + ' and is now in force.');
+  to = saved.version;
+  message('ok', 'Rolled back: version ' + saved.version + ' is a copy of version ' + version + ' and is now in force.');
   await load();
 }
 

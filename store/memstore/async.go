@@ -22,6 +22,9 @@ type seeded struct {
 	session  string
 	products []products.Product
 	version  int64
+	// seededAt is the last seed's time; retention empties catalogues
+	// not seeded for a while.
+	seededAt time.Time
 }
 
 func (s *Store) extra(publisher string) (*extra, error) {
@@ -278,6 +281,7 @@ func (s *Store) SeedProduct(ctx context.Context, publisher, principal, session s
 		sd.products = append(sd.products, p)
 	}
 	sd.version++
+	sd.seededAt = stamp(s.now())
 	return sd.version, nil
 }
 

@@ -86,15 +86,7 @@ func (s *Store) WalkAudit(ctx context.Context, publisher string, fn func(audit.E
 	if err != nil {
 		return err
 	}
-	for _, e := range entries {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := fn(clone(e)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return walk(ctx, entries, func(e audit.Entry) error { return fn(clone(e)) })
 }
 
 func (s *Store) AuditHead(ctx context.Context, publisher string) (audit.Head, error) {

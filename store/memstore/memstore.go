@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -43,6 +44,10 @@ type publisher struct {
 	info       products.Publisher
 	products   []products.Product
 	catVersion int64
+	// catHistory and catChanges are the catalogue's versions and, per
+	// product, the state each version left it in (see history.go).
+	catHistory []store.CatalogueVersion
+	catChanges map[string][]catChange
 	rulebooks  []store.RulebookVersion
 	accounts   map[string]store.Account
 	byKey      map[string]string
@@ -50,6 +55,8 @@ type publisher struct {
 	// checkpoint is the newest entry dropped from chain to keep it
 	// within LedgerRetain; zero while the whole chain is held.
 	checkpoint ledger.Entry
+	// requests are the requests kept beside the chain, by sequence.
+	requests   map[int64][]byte
 	directives map[string]products.Directive
 	// signingKeys are newest first; at most the first is active.
 	signingKeys []store.SigningKey
@@ -117,7 +124,8 @@ func (s *Store) PutPublisher(ctx context.Context, info products.Publisher) error
 	s.mu.Lock()
 	p, ok := s.pubs[info.ID]
 	if !ok {
-		p = &publisher{accounts: map[string]store.Account{}, byKey: map[string]string{}, directives: map[string]products.Directive{}}
+		p = &publisher{accounts: map[string]store.Account{}, byKey: map[string]string{},
+			directives: map[string]products.Directive{}, catChanges: map[string][]catChange{}, requests: map[int64][]byte{}}
 		s.pubs[info.ID] = p
 		s.order = append(s.order, info.ID)
 	}
@@ -152,96 +160,19 @@ func (s *Store) Catalogue(ctx context.Context, publisher string) ([]products.Pro
 }
 
 func (s *Store) PutProduct(ctx context.Context, publisher string, prod products.Product, ifMatch int64) (int64, error) {
-	s.mu.Lock()
-	p, err := s.pub(publisher)
-	if err != nil {
-		s.mu.Unlock()
-		return 0, err
-	}
-	if ifMatch != 0 && ifMatch != p.catVersion {
-		s.mu.Unlock()
-		return 0, store.ErrConflict
-	}
-	prod = clone(prod)
-	replaced := false
-	for i := range p.products {
-		if p.products[i].ProductID == prod.ProductID {
-			p.products[i] = prod
-			replaced = true
-		}
-	}
-	if !replaced {
-		p.products = append(p.products, prod)
-	}
-	p.catVersion++
-	v := p.catVersion
-	s.mu.Unlock()
-	s.notify(publisher)
-	return v, nil
+	v, err := s.EditCatalogue(ctx, publisher, store.CatalogueEdit{Put: []products.Product{prod}, IfMatch: ifMatch})
+	return v.Version, err
 }
 
 // PutProducts implements store.BulkCatalogue: one version for the lot.
 func (s *Store) PutProducts(ctx context.Context, publisher string, ps []products.Product, ifMatch int64) (int64, error) {
-	if err := store.DistinctProducts(ps); err != nil {
-		return 0, err
-	}
-	s.mu.Lock()
-	p, err := s.pub(publisher)
-	if err != nil {
-		s.mu.Unlock()
-		return 0, err
-	}
-	if ifMatch != 0 && ifMatch != p.catVersion {
-		s.mu.Unlock()
-		return 0, store.ErrConflict
-	}
-	at := make(map[string]int, len(p.products))
-	for i, prod := range p.products {
-		at[prod.ProductID] = i
-	}
-	for _, prod := range ps {
-		prod = clone(prod)
-		if i, ok := at[prod.ProductID]; ok {
-			p.products[i] = prod
-			continue
-		}
-		at[prod.ProductID] = len(p.products)
-		p.products = append(p.products, prod)
-	}
-	p.catVersion++
-	v := p.catVersion
-	s.mu.Unlock()
-	s.notify(publisher)
-	return v, nil
+	v, err := s.EditCatalogue(ctx, publisher, store.CatalogueEdit{Put: ps, IfMatch: ifMatch})
+	return v.Version, err
 }
 
 func (s *Store) DeleteProduct(ctx context.Context, publisher, productID string, ifMatch int64) (int64, error) {
-	s.mu.Lock()
-	p, err := s.pub(publisher)
-	if err != nil {
-		s.mu.Unlock()
-		return 0, err
-	}
-	if ifMatch != 0 && ifMatch != p.catVersion {
-		s.mu.Unlock()
-		return 0, store.ErrConflict
-	}
-	idx := -1
-	for i := range p.products {
-		if p.products[i].ProductID == productID {
-			idx = i
-		}
-	}
-	if idx < 0 {
-		s.mu.Unlock()
-		return 0, store.ErrNotFound
-	}
-	p.products = append(p.products[:idx:idx], p.products[idx+1:]...)
-	p.catVersion++
-	v := p.catVersion
-	s.mu.Unlock()
-	s.notify(publisher)
-	return v, nil
+	v, err := s.EditCatalogue(ctx, publisher, store.CatalogueEdit{Delete: []string{productID}, IfMatch: ifMatch})
+	return v.Version, err
 }
 
 func (s *Store) Rulebook(ctx context.Context, publisher string) (store.RulebookVersion, error) {
@@ -405,13 +336,21 @@ func (s *Store) Append(ctx context.Context, r ledger.Record) (ledger.Entry, erro
 		prev = &p.chain[n-1]
 	}
 	r.RuleIDs = append([]string(nil), r.RuleIDs...)
+	request := r.Request
+	r.Request = nil
 	if prev == nil && p.checkpoint.Sequence > 0 {
 		prev = &p.checkpoint
 	}
 	e := ledger.Next(prev, r, s.now())
 	p.chain = append(p.chain, e)
+	if len(request) > 0 && len(request) <= store.MaxKeptRequest {
+		p.requests[e.Sequence] = slices.Clone(request)
+	}
 	if keep := s.LedgerRetain; keep > 0 && len(p.chain) > keep+keep/10 {
 		drop := len(p.chain) - keep
+		for _, old := range p.chain[:drop] {
+			delete(p.requests, old.Sequence)
+		}
 		p.checkpoint = p.chain[drop-1]
 		// Copy, so the dropped entries' memory is released.
 		p.chain = append(make([]ledger.Entry, 0, keep+keep/10+1), p.chain[drop:]...)
@@ -456,11 +395,17 @@ func (s *Store) WalkWindow(ctx context.Context, publisher string, start func(seq
 	cp := p.checkpoint
 	s.mu.Unlock()
 	start(cp.Sequence, cp.Hash)
-	for _, e := range chain {
+	return walk(ctx, chain, fn)
+}
+
+// walk calls fn on each item in order, stopping at fn's first error or
+// when ctx ends.
+func walk[T any](ctx context.Context, items []T, fn func(T) error) error {
+	for _, it := range items {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := fn(e); err != nil {
+		if err := fn(it); err != nil {
 			return err
 		}
 	}

@@ -117,7 +117,7 @@ func (s *Store) WalkAudit(ctx context.Context, publisher string, fn func(audit.E
 	}
 	return walkPages(ctx, s, `SELECT `+auditColumns+` FROM audit_entries
 		WHERE publisher_id = $1 AND sequence > $2 AND sequence <= $3 ORDER BY sequence LIMIT $4`,
-		publisher, head.Sequence, scanAudit, func(e audit.Entry) int64 { return e.Sequence }, fn)
+		publisher, 0, head.Sequence, scanAudit, func(e audit.Entry) int64 { return e.Sequence }, fn)
 }
 
 func (s *Store) AuditHead(ctx context.Context, publisher string) (_ audit.Head, err error) {

@@ -60,6 +60,9 @@ func (s *Store) Append(ctx context.Context, r ledger.Record) (_ ledger.Entry, er
 		return ledger.Entry{}, err
 	}
 	r.RuleIDs = append([]string(nil), r.RuleIDs...)
+	if len(r.Request) > store.MaxKeptRequest {
+		r.Request = nil
+	}
 	req := &appendReq{ctx: ctx, rec: r, done: make(chan appendResult, 1)}
 	a := &s.appender
 	a.mu.Lock()
@@ -154,6 +157,10 @@ func isDataError(err error) bool {
 func (s *Store) appendBatch(publisher string, batch []*appendReq) ([]ledger.Entry, error) {
 	ctx, cancel := context.WithTimeout(s.closed, appendTimeout)
 	defer cancel()
+	if s.onBatch != nil {
+		start := time.Now()
+		defer func() { s.onBatch(len(batch), time.Since(start)) }()
+	}
 	entries := make([]ledger.Entry, 0, len(batch))
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		entries = entries[:0]
@@ -177,8 +184,14 @@ func (s *Store) appendBatch(publisher string, batch []*appendReq) ([]ledger.Entr
 			at = *last
 		}
 		rows := make([][]any, 0, len(batch))
+		var requests [][]any
 		for _, req := range batch {
-			e := ledger.Next(prev, req.rec, at)
+			rec := req.rec
+			rec.Request = nil
+			e := ledger.Next(prev, rec, at)
+			if len(req.rec.Request) > 0 {
+				requests = append(requests, []any{publisher, e.Sequence, e.Time, req.rec.Request})
+			}
 			entries = append(entries, e)
 			prev = &entries[len(entries)-1]
 			ruleIDs := e.RuleIDs
@@ -190,6 +203,11 @@ func (s *Store) appendBatch(publisher string, batch []*appendReq) ([]ledger.Entr
 		}
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ledger_entries"}, ledgerCopyColumns, pgx.CopyFromRows(rows)); err != nil {
 			return err
+		}
+		if len(requests) > 0 {
+			if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ledger_requests"}, []string{"publisher_id", "sequence", "at", "body"}, pgx.CopyFromRows(requests)); err != nil {
+				return err
+			}
 		}
 		head := entries[len(entries)-1]
 		_, err := tx.Exec(ctx, `UPDATE ledger_heads SET sequence = $2, hash = $3, at = $4 WHERE publisher_id = $1`,
@@ -208,10 +226,21 @@ var ledgerCopyColumns = []string{"publisher_id", "sequence", "at", "account", "p
 const entryColumns = `publisher_id, sequence, at, account, principal, request_digest,
 	rulebook_version, arm, slug, rule_ids, response_digest, sandbox, forced, prev_hash, hash`
 
-func scanEntry(row pgx.CollectableRow) (ledger.Entry, error) {
+func scanEntry(row pgx.CollectableRow) (ledger.Entry, error) { return scanEntryRow(row, false) }
+
+// scanEntryWithRequest scans the entry columns and then its request.
+func scanEntryWithRequest(row pgx.CollectableRow) (ledger.Entry, error) {
+	return scanEntryRow(row, true)
+}
+
+func scanEntryRow(row pgx.CollectableRow, request bool) (ledger.Entry, error) {
 	var e ledger.Entry
-	err := row.Scan(&e.Publisher, &e.Sequence, &e.Time, &e.Account, &e.Principal, &e.RequestDigest,
-		&e.RulebookVersion, &e.Arm, &e.Slug, &e.RuleIDs, &e.ResponseDigest, &e.Sandbox, &e.Forced, &e.PrevHash, &e.Hash)
+	dst := []any{&e.Publisher, &e.Sequence, &e.Time, &e.Account, &e.Principal, &e.RequestDigest,
+		&e.RulebookVersion, &e.Arm, &e.Slug, &e.RuleIDs, &e.ResponseDigest, &e.Sandbox, &e.Forced, &e.PrevHash, &e.Hash}
+	if request {
+		dst = append(dst, &e.Request)
+	}
+	err := row.Scan(dst...)
 	// The hash covers the time as UTC text; pgx hands it back in the
 	// local zone.
 	e.Time = e.Time.UTC()
@@ -279,20 +308,31 @@ func (s *Store) WalkLedger(ctx context.Context, publisher string, fn func(ledger
 	if err != nil {
 		return err
 	}
-	return walkPages(ctx, s, `SELECT `+entryColumns+` FROM ledger_entries
-		WHERE publisher_id = $1 AND sequence > $2 AND sequence <= $3 ORDER BY sequence LIMIT $4`,
-		publisher, end, scanEntry, func(e ledger.Entry) int64 { return e.Sequence }, fn)
+	return s.walkEntries(ctx, publisher, 0, end, false, fn)
 }
 
-// walkPages calls fn on a publisher's chain entries up to sequence end,
-// reading walkPage of them at a time with query (whose parameters are the
-// publisher, the sequence to start after, end and the page size), so
-// memory stays flat however long the chain is and no connection is held
-// while fn runs. Entries are immutable, so pages read at different
-// moments still form one chain.
-func walkPages[T any](ctx context.Context, s *Store, query, publisher string, end int64,
+// walkEntries calls fn on the entries after sequence after, up to end;
+// with requests, each carries the request kept beside it.
+func (s *Store) walkEntries(ctx context.Context, publisher string, after, end int64, requests bool, fn func(ledger.Entry) error) error {
+	q := `SELECT ` + prefixed("e.", entryColumns) + ` FROM ledger_entries e`
+	scan := scanEntry
+	if requests {
+		scan = scanEntryWithRequest
+		q = `SELECT ` + prefixed("e.", entryColumns) + `, r.body FROM ledger_entries e
+			LEFT JOIN ledger_requests r ON r.publisher_id = e.publisher_id AND r.sequence = e.sequence`
+	}
+	q += ` WHERE e.publisher_id = $1 AND e.sequence > $2 AND e.sequence <= $3 ORDER BY e.sequence LIMIT $4`
+	return walkPages(ctx, s, q, publisher, after, end, scan, func(e ledger.Entry) int64 { return e.Sequence }, fn)
+}
+
+// walkPages calls fn on a publisher's chain entries after sequence after,
+// up to sequence end, reading walkPage of them at a time with query (whose
+// parameters are the publisher, the sequence to start after, end and the
+// page size), so memory stays flat however long the chain is and no
+// connection is held while fn runs. Entries are immutable, so pages read
+// at different moments still form one chain.
+func walkPages[T any](ctx context.Context, s *Store, query, publisher string, after, end int64,
 	scan pgx.RowToFunc[T], seq func(T) int64, fn func(T) error) error {
-	var after int64
 	for after < end {
 		rows, err := s.pool.Query(ctx, query, publisher, after, end, walkPage)
 		if err != nil {

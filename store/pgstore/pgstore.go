@@ -60,6 +60,7 @@ type Store struct {
 	listeners sync.WaitGroup
 
 	appender appender
+	onBatch  func(entries int, took time.Duration)
 
 	// listPublishers is how a change listener lists the publishers to
 	// resync after reconnecting; tests replace it to make that fail.
@@ -278,46 +279,19 @@ func (s *Store) Versions(ctx context.Context, publisher string) (_ store.Version
 	return v, err
 }
 
-// Catalogue reads the products and the version in one statement, so they
-// come from one snapshot of the database.
+// Catalogue reads the products and the version in one statement (see
+// WalkCatalogue), so they come from one snapshot of the database.
 func (s *Store) Catalogue(ctx context.Context, publisher string) (_ []products.Product, _ int64, err error) {
 	defer wrap(&err, "Catalogue(%q)", publisher)
-	rows, err := s.pool.Query(ctx, `
-		SELECT p.catalogue_version, pr.body
-		FROM publishers p LEFT JOIN products pr ON pr.publisher_id = p.id
-		WHERE p.id = $1
-		ORDER BY pr.position`, publisher)
+	out := []products.Product{}
+	v, err := s.walkCatalogue(ctx, publisher, func(p products.Product) error {
+		out = append(out, p)
+		return nil
+	})
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	var (
-		version int64
-		found   bool
-		out     = []products.Product{}
-	)
-	for rows.Next() {
-		var body []byte
-		if err := rows.Scan(&version, &body); err != nil {
-			return nil, 0, err
-		}
-		found = true
-		if body == nil { // the publisher has no products
-			continue
-		}
-		var p products.Product
-		if err := json.Unmarshal(body, &p); err != nil {
-			return nil, 0, fmt.Errorf("decoding a product: %w", err)
-		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, err
-	}
-	if !found {
-		return nil, 0, store.ErrNotFound
-	}
-	return out, version, nil
+	return out, v, nil
 }
 
 // bumpCatalogue is the catalogue's If-Match: one conditional UPDATE that
@@ -347,99 +321,22 @@ func conflictOrMissing(ctx context.Context, q querier, publisher string) error {
 
 func (s *Store) PutProduct(ctx context.Context, publisher string, p products.Product, ifMatch int64) (_ int64, err error) {
 	defer wrap(&err, "PutProduct(%q, %q, %d)", publisher, p.ProductID, ifMatch)
-	body, err := json.Marshal(p)
-	if err != nil {
-		return 0, err
-	}
-	var v int64
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var err error
-		if v, err = bumpCatalogue(ctx, tx, publisher, ifMatch); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `
-			INSERT INTO products (publisher_id, product_id, body) VALUES ($1, $2, $3)
-			ON CONFLICT (publisher_id, product_id) DO UPDATE SET body = EXCLUDED.body`,
-			publisher, p.ProductID, body); err != nil {
-			return err
-		}
-		return notify(ctx, tx, publisher)
-	})
-	if err != nil {
-		return 0, err
-	}
-	return v, nil
+	v, err := s.editCatalogue(ctx, publisher, store.CatalogueEdit{Put: []products.Product{p}, IfMatch: ifMatch})
+	return v.Version, err
 }
 
-// bulkChunk is how many products one statement of PutProducts carries.
-const bulkChunk = 2000
-
 // PutProducts implements store.BulkCatalogue: one transaction, one version
-// bump and one notification, with the rows sent in chunks of arrays.
-// Replaced products keep their position, as with PutProduct.
+// and one notification.
 func (s *Store) PutProducts(ctx context.Context, publisher string, ps []products.Product, ifMatch int64) (_ int64, err error) {
 	defer wrap(&err, "PutProducts(%q, %d products, %d)", publisher, len(ps), ifMatch)
-	if err := store.DistinctProducts(ps); err != nil {
-		return 0, err
-	}
-	ids := make([]string, len(ps))
-	bodies := make([]string, len(ps))
-	for i, p := range ps {
-		b, err := json.Marshal(p)
-		if err != nil {
-			return 0, err
-		}
-		ids[i], bodies[i] = p.ProductID, string(b)
-	}
-	var v int64
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var err error
-		if v, err = bumpCatalogue(ctx, tx, publisher, ifMatch); err != nil {
-			return err
-		}
-		for lo := 0; lo < len(ps); lo += bulkChunk {
-			hi := min(lo+bulkChunk, len(ps))
-			// WITH ORDINALITY keeps the given order, so new products'
-			// positions follow it.
-			if _, err := tx.Exec(ctx, `
-				INSERT INTO products (publisher_id, product_id, body)
-				SELECT $1, id, body::json FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS t(id, body, n)
-				ORDER BY n
-				ON CONFLICT (publisher_id, product_id) DO UPDATE SET body = EXCLUDED.body`,
-				publisher, ids[lo:hi], bodies[lo:hi]); err != nil {
-				return err
-			}
-		}
-		return notify(ctx, tx, publisher)
-	})
-	if err != nil {
-		return 0, err
-	}
-	return v, nil
+	v, err := s.editCatalogue(ctx, publisher, store.CatalogueEdit{Put: ps, IfMatch: ifMatch})
+	return v.Version, err
 }
 
 func (s *Store) DeleteProduct(ctx context.Context, publisher, productID string, ifMatch int64) (_ int64, err error) {
 	defer wrap(&err, "DeleteProduct(%q, %q, %d)", publisher, productID, ifMatch)
-	var v int64
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var err error
-		if v, err = bumpCatalogue(ctx, tx, publisher, ifMatch); err != nil {
-			return err
-		}
-		tag, err := tx.Exec(ctx, `DELETE FROM products WHERE publisher_id = $1 AND product_id = $2`, publisher, productID)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			// Returning an error rolls the version bump back.
-			return store.ErrNotFound
-		}
-		return notify(ctx, tx, publisher)
-	})
-	if err != nil {
-		return 0, err
-	}
-	return v, nil
+	v, err := s.editCatalogue(ctx, publisher, store.CatalogueEdit{Delete: []string{productID}, IfMatch: ifMatch})
+	return v.Version, err
 }
 
 const rulebookColumns = `version, rulebook, author, note, created_at`
@@ -536,3 +433,12 @@ func randomHex(n int) string {
 	}
 	return hex.EncodeToString(b)
 }
+
+// SetClock replaces the store's clock: the times it stamps (ledger
+// entries, versions, tasks, seeds) come from now. Idempotency records
+// keep the database's clock (see ReserveReplay).
+func (s *Store) SetClock(now func() time.Time) { s.now = now }
+
+// ObserveBatches makes the store tell fn the size and the duration of each
+// ledger batch it commits (for metrics). Call it before the store is used.
+func (s *Store) ObserveBatches(fn func(entries int, took time.Duration)) { s.onBatch = fn }

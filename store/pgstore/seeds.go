@@ -41,9 +41,9 @@ func (s *Store) SeedProduct(ctx context.Context, publisher, principal, session s
 			}
 		}
 		if err := tx.QueryRow(ctx, `
-			UPDATE seeded_catalogues SET session = $3, version = version + 1
+			UPDATE seeded_catalogues SET session = $3, version = version + 1, seeded_at = $4
 			WHERE publisher_id = $1 AND principal = $2
-			RETURNING version`, publisher, principal, session).Scan(&version); err != nil {
+			RETURNING version`, publisher, principal, session, s.now().UTC()).Scan(&version); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `

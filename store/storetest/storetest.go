@@ -67,6 +67,10 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Changes", testChanges},
 		{"Tenancy", testTenancy},
 		{"UnknownPublisher", testUnknownPublisher},
+		{"CatalogueHistory", testCatalogueHistory},
+		{"CatalogueImport", testCatalogueImport},
+		{"RecordedRequests", testRecordedRequests},
+		{"Retention", testRetention},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			t.Parallel()

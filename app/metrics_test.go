@@ -1,0 +1,208 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/storefront/storefront/internal/testenv"
+	"github.com/storefront/storefront/store/pgstore/pgtest"
+)
+
+// scrape reads /metrics with the token.
+func scrape(t *testing.T, base, token string) map[string]*dto.MetricFamily {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET /metrics = %d", resp.StatusCode)
+	}
+	p := expfmt.NewTextParser(model.LegacyValidation)
+	fams, err := p.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		t.Fatalf("/metrics is not the Prometheus text format: %v", err)
+	}
+	return fams
+}
+
+// value sums the samples of a family whose labels include want: counter
+// and gauge values, histogram sample counts.
+func value(fams map[string]*dto.MetricFamily, name string, want map[string]string) float64 {
+	f := fams[name]
+	if f == nil {
+		return 0
+	}
+	sum := 0.0
+outer:
+	for _, m := range f.GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		for k, v := range want {
+			if labels[k] != v {
+				continue outer
+			}
+		}
+		switch {
+		case m.Counter != nil:
+			sum += m.GetCounter().GetValue()
+		case m.Gauge != nil:
+			sum += m.GetGauge().GetValue()
+		case m.Histogram != nil:
+			sum += float64(m.GetHistogram().GetSampleCount())
+		}
+	}
+	return sum
+}
+
+// call runs one tool over MCP with an optional bearer.
+func call(t *testing.T, base, token, tool, args string) map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	tr := &mcp.StreamableClientTransport{Endpoint: base + "/mcp", DisableStandaloneSSE: true, MaxRetries: -1}
+	if token != "" {
+		tr.HTTPClient = testenv.BearerClient(token)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestMetricsMoveWithTraffic scrapes /metrics before and after a known
+// run of calls and checks that each documented figure moved by exactly
+// what the calls did (docs/metrics.md).
+func TestMetricsMoveWithTraffic(t *testing.T) {
+	const token = "metrics-secret"
+	env := testenv.Start(t, "--sandbox", "--metrics-token", token)
+	if resp, err := http.Get(env.BaseURL + "/metrics"); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("GET /metrics without the token = %v %v, want 401", resp.Status, err)
+	}
+	before := scrape(t, env.BaseURL, token)
+
+	const kit = "demo-metrics-kit-key"
+	const sandbox = `{"brand":{"domain":"acme-outdoor.example"},"operator":"acme-outdoor.example","sandbox":true}`
+	completed := `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"Display campaign for a coffee brand launch","filters":{"budget_range":{"max":3000,"currency":"USD"},"channels":["display"]}}`
+	rejected := `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"Video for a coffee brand launch","filters":{"budget_range":{"max":100,"currency":"USD"}}}`
+	legacy := strings.Replace(rejected, `"3.2-beta.5"`, `"3.1"`, 1)
+	keyed := `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"Display for a bakery","idempotency_key":"metrics-test-key-0001"}`
+	other := strings.Replace(keyed, "bakery", "florist", 1)
+	for _, c := range []struct{ args, status string }{
+		{completed, "completed"}, {completed, "completed"}, {rejected, "rejected"}, {legacy, "failed"},
+		{keyed, "completed"}, {keyed, "completed"}, {other, "failed"},
+	} {
+		if got := call(t, env.BaseURL, "", "get_products", c.args); got["status"] != c.status {
+			t.Fatalf("get_products %s = %v, want %s", c.args, got, c.status)
+		}
+	}
+	// A forced decline whose reason names an ad-tech vendor: the screen
+	// withholds that sentence, and the directive is set, then taken.
+	if got := call(t, env.BaseURL, kit, "comply_test_controller",
+		`{"adcp_version":"3.2-beta.5","scenario":"force_get_products_arm","params":{"arm":"rejected","reason":"Declined on the sandbox account. Our FreeWheel deal blocks this."},"account":`+sandbox+`}`); got["success"] != true {
+		t.Fatalf("force_get_products_arm = %v", got)
+	}
+	forced := strings.Replace(completed, `"buying_mode"`, `"account":`+sandbox+`,"buying_mode"`, 1)
+	if got := call(t, env.BaseURL, kit, "get_products", forced); got["status"] != "rejected" || strings.Contains(got["reason"].(string), "FreeWheel") {
+		t.Fatalf("the forced decline = %v", got)
+	}
+	after := scrape(t, env.BaseURL, token)
+
+	delta := func(name string, labels map[string]string) float64 {
+		return value(after, name, labels) - value(before, name, labels)
+	}
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{"storefront_requests_total", map[string]string{"publisher": "northwind", "transport": "mcp", "tool": "get_products", "arm": "completed", "slug": "none", "version": "3.2-beta.5"}, 4},
+		{"storefront_requests_total", map[string]string{"tool": "get_products", "arm": "failed", "slug": "none"}, 1},
+		{"storefront_requests_total", map[string]string{"tool": "get_products", "arm": "rejected", "slug": "budget_below_minimum", "version": "3.2-beta.5"}, 1},
+		{"storefront_requests_total", map[string]string{"tool": "get_products", "arm": "rejected"}, 2},
+		{"storefront_requests_total", map[string]string{"tool": "get_products", "arm": "failed", "slug": "budget_below_minimum", "version": "3.1"}, 1},
+		{"storefront_requests_total", map[string]string{"tool": "comply_test_controller"}, 1},
+		{"storefront_request_duration_seconds", map[string]string{"transport": "mcp", "tool": "get_products"}, 8},
+		{"storefront_failed_answers_total", map[string]string{"tool": "get_products", "code": "BUDGET_TOO_LOW"}, 1},
+		{"storefront_failed_answers_total", map[string]string{"tool": "get_products", "code": "IDEMPOTENCY_CONFLICT"}, 1},
+		{"storefront_idempotency_total", map[string]string{"publisher": "northwind", "result": "replayed"}, 1},
+		{"storefront_idempotency_total", map[string]string{"publisher": "northwind", "result": "conflict"}, 1},
+		// Every get_products but the replay and the conflict is on the
+		// ledger: 3 completed (one is the first keyed call), 2 rejected
+		// (one forced), 1 legacy decline.
+		{"storefront_ledger_append_duration_seconds", nil, 6},
+		{"storefront_directives_total", map[string]string{"event": "set"}, 1},
+		{"storefront_directives_total", map[string]string{"event": "taken"}, 1},
+		// The vendor's sentence is withheld twice: when the controller
+		// echoes the forced reason, and when the decline is composed.
+		{"storefront_screen_replacements_total", map[string]string{"kind": "sentence"}, 2},
+	} {
+		if got := delta(c.name, c.labels); got != c.want {
+			t.Errorf("%s%v moved by %v, want %v", c.name, c.labels, got, c.want)
+		}
+	}
+	// Every label is from its closed set: no brief, reason or key text.
+	for _, f := range after {
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if v := l.GetValue(); strings.Contains(v, "bakery") || strings.Contains(v, "FreeWheel") || strings.Contains(v, "metrics-test-key") {
+					t.Errorf("%s carries caller text as a label value: %s=%q", f.GetName(), l.GetName(), v)
+				}
+			}
+		}
+	}
+	if value(after, "go_goroutines", nil) == 0 || value(after, "process_resident_memory_bytes", nil) == 0 {
+		t.Error("the Go runtime and process metrics are missing")
+	}
+}
+
+// TestMetricsOfThePostgreSQLStore checks the figures only PostgreSQL has:
+// the connection pool, the ledger's grouped transactions and the change
+// listener's failed resyncs.
+func TestMetricsOfThePostgreSQLStore(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	env := testenv.Start(t, "--database-url", db, "--seed-demo", "--metrics-token", "s")
+	before := scrape(t, env.BaseURL, "s")
+	for range 3 {
+		call(t, env.BaseURL, "", "get_products", `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"Display"}`)
+	}
+	after := scrape(t, env.BaseURL, "s")
+	if got := value(after, "storefront_ledger_batch_entries", nil) - value(before, "storefront_ledger_batch_entries", nil); got < 1 || got > 3 {
+		t.Errorf("ledger batches moved by %v for 3 sequential decisions, want 1 to 3", got)
+	}
+	if value(after, "storefront_db_pool_max_connections", nil) < 1 {
+		t.Error("storefront_db_pool_max_connections is missing")
+	}
+	if got := value(after, "storefront_db_pool_acquires_total", nil) - value(before, "storefront_db_pool_acquires_total", nil); got < 3 {
+		t.Errorf("pool acquires moved by %v over 3 calls", got)
+	}
+	// No listener has reconnected, so no resync has failed; the count is
+	// served all the same (pgstore's tests make it move).
+	if f := after["storefront_db_resync_failures_total"]; f == nil || value(after, f.GetName(), nil) != 0 {
+		t.Errorf("storefront_db_resync_failures_total = %v, want it served at 0", f)
+	}
+}

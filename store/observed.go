@@ -1,0 +1,66 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/storefront/storefront/ledger"
+	"github.com/storefront/storefront/metrics"
+	"github.com/storefront/storefront/products"
+)
+
+// Observed is a Store that counts what buyer calls do to it: how long each
+// ledger append waits, directives set and taken, tasks created and
+// finished. The buyer-facing code uses it; the admin API and the snapshot
+// cache use the store itself, since the wrapper does not carry the
+// optional roles (LedgerWindow, Catalogues, ...).
+type Observed struct {
+	Store
+	Metrics *metrics.Metrics
+}
+
+// Append implements Store, timing the wait for durability.
+func (o Observed) Append(ctx context.Context, r ledger.Record) (ledger.Entry, error) {
+	start := time.Now()
+	e, err := o.Store.Append(ctx, r)
+	if err == nil {
+		o.Metrics.LedgerAppend(time.Since(start))
+	}
+	return e, err
+}
+
+// SetDirective implements Store.
+func (o Observed) SetDirective(ctx context.Context, publisher, account, principal string, d products.Directive) error {
+	err := o.Store.SetDirective(ctx, publisher, account, principal, d)
+	if err == nil {
+		o.Metrics.Directive(publisher, "set")
+	}
+	return err
+}
+
+// TakeDirective implements Store.
+func (o Observed) TakeDirective(ctx context.Context, publisher, account, principal string) (*products.Directive, error) {
+	d, err := o.Store.TakeDirective(ctx, publisher, account, principal)
+	if d != nil {
+		o.Metrics.Directive(publisher, "taken")
+	}
+	return d, err
+}
+
+// CreateTask implements Store.
+func (o Observed) CreateTask(ctx context.Context, publisher string, t Task) error {
+	err := o.Store.CreateTask(ctx, publisher, t)
+	if err == nil {
+		o.Metrics.Task(publisher, t.Status)
+	}
+	return err
+}
+
+// FinishTask implements Store.
+func (o Observed) FinishTask(ctx context.Context, publisher string, owner TaskOwner, id, status string, result []byte, at time.Time) (Task, error) {
+	t, err := o.Store.FinishTask(ctx, publisher, owner, id, status, result, at)
+	if err == nil {
+		o.Metrics.Task(publisher, status)
+	}
+	return t, err
+}
