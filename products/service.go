@@ -343,7 +343,7 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 			Grounds: d.Grounds(),
 			Voice:   snap.Rulebook.Voice,
 			Cap:     acct.Disclosure,
-			Verify:  s.verifier(snap, req, brief),
+			Verify:  Verifier(snap, req, brief),
 		}, snap.Screen)
 		trace.Checks = composed.Checks
 		for i, ch := range composed.Offered {
@@ -412,18 +412,8 @@ func (s *Service) submit(ctx context.Context, c Call, req *Request, acct Account
 // declined turns a composed decline into the outcome the served version
 // can carry: the rejected arm from 3.2, a typed correctable error before.
 func (s *Service) declined(env outcome.Envelope, v adcp.Version, c decline.Composed) outcome.Outcome {
-	entry, _ := decline.Lookup(c.Slug)
 	if !v.AtLeast(3, 2) {
-		e := outcome.Error{
-			Code:    entry.LegacyCode,
-			Message: c.Reason,
-			Details: map[string]any{"decline": map[string]any{"slug": string(c.Slug), "fixable": !c.Final()}},
-		}
-		if len(c.Suggestions) > 0 {
-			e.Suggestion = c.Suggestions[0]
-			e.Details["suggestions"] = c.Suggestions
-		}
-		return outcome.NewFailed(env, e)
+		return outcome.NewFailed(env, DeclineError(c))
 	}
 	o, err := outcome.NewRejected(env, outcome.RejectedBody{
 		Reason:      c.Reason,
@@ -438,10 +428,29 @@ func (s *Service) declined(env outcome.Envelope, v adcp.Version, c decline.Compo
 	return o
 }
 
-// verifier returns the function the composer uses to check a suggestion:
+// DeclineError is a composed decline as the typed, correctable error that
+// carries it where there is no rejected arm: to buyers before 3.2, and on
+// tasks without one (a refused media buy). The message is the composed
+// reason, the suggestion the first composed suggestion.
+func DeclineError(c decline.Composed) outcome.Error {
+	entry, _ := decline.Lookup(c.Slug)
+	e := outcome.Error{
+		Code:    entry.LegacyCode,
+		Message: c.Reason,
+		Details: map[string]any{"decline": map[string]any{"slug": string(c.Slug), "fixable": !c.Final()}},
+	}
+	if len(c.Suggestions) > 0 {
+		e.Suggestion = c.Suggestions[0]
+		e.Details["suggestions"] = c.Suggestions
+	}
+	return e
+}
+
+// Verifier returns the function the composer uses to check a suggestion:
 // apply it to the brief and filters, run the rulebook again, and ask the
-// catalogue for at least one product.
-func (s *Service) verifier(snap *Snapshot, req *Request, brief merch.Brief) func(decline.Change) bool {
+// catalogue for at least one product. A media buy verifies its suggestions
+// with it too, so a refused buy is offered what a declined brief would be.
+func Verifier(snap *Snapshot, req *Request, brief merch.Brief) func(decline.Change) bool {
 	return func(ch decline.Change) bool {
 		b := brief.Clone()
 		f := req.Filters

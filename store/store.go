@@ -218,6 +218,9 @@ type LedgerWindow interface {
 // and scoped to one publisher where it takes one. Methods return
 // ErrNotFound for anything outside that publisher.
 type Store interface {
+	// MediaBuys holds the media-buy tasks' state (mediabuys.go).
+	MediaBuys
+
 	// Publishers lists the publishers served, default first.
 	Publishers(ctx context.Context) ([]products.Publisher, error)
 	// Publisher returns one publisher, or ErrNotFound.
