@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/buying"
 	"github.com/storefront/storefront/compliance"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
@@ -61,7 +62,9 @@ type Agent struct {
 	// Controller serves comply_test_controller; it is registered only in
 	// sandbox mode.
 	Controller *compliance.Controller
-	Log        *slog.Logger
+	// Buying runs the media-buy tools once EnableBuying registers them.
+	Buying *buying.Service
+	Log    *slog.Logger
 
 	tools  []*Tool
 	byName map[string]*Tool

@@ -9,6 +9,7 @@ import (
 	"github.com/storefront/storefront/admin"
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/bench"
+	"github.com/storefront/storefront/buying"
 	"github.com/storefront/storefront/compliance"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/products"
@@ -82,6 +83,12 @@ func (m *Main) serve(ctx context.Context) error {
 		m.log.Warn("sandbox mode: comply_test_controller is served and compliance test-kit keys (demo-...) are accepted")
 	}
 	a := agent.New(s, svc, snaps, controller, m.log)
+	buy := &buying.Service{Store: s, Snapshots: snaps, Accounts: store.Accounts{Store: s}, Ledger: store.Ledger{Store: s},
+		WebhookAllowed: policy.Check, Now: m.Now, Log: m.log}
+	if m.Sandbox {
+		buy.Seeds, buy.Directives = snaps, store.Directives{Store: s}
+	}
+	a.EnableBuying(buy)
 	adm := &admin.Handler{
 		Store: s, Snaps: snaps, Log: m.log, Now: m.Now,
 		Preview: &products.Service{Snapshots: snaps, Accounts: admin.PreviewAccounts{Store: s}, Now: m.Now, Log: m.log},

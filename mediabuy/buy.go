@@ -233,21 +233,11 @@ func refuse(code adcp.Code, field, format string, args ...any) *Refusal {
 	return &Refusal{Code: code, Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
-// The codes of the media-buy tasks that the adcp package does not list.
-const (
-	MediaBuyNotFound adcp.Code = "MEDIA_BUY_NOT_FOUND"
-	PackageNotFound  adcp.Code = "PACKAGE_NOT_FOUND"
-	NotCancellable   adcp.Code = "NOT_CANCELLABLE"
-	InvalidState     adcp.Code = "INVALID_STATE"
-	TermsRejected    adcp.Code = "TERMS_REJECTED"
-	Conflict         adcp.Code = "CONFLICT"
-)
-
 // Pause holds delivery. Any buy that is not terminal can be held; a buy
 // waiting for creatives or its start shows paused once those clear.
 func (b *Buy) Pause(now time.Time) *Refusal {
 	if s := b.Status(now); s.Terminal() {
-		return stateRefusal(InvalidState, s, "pause")
+		return stateRefusal(adcp.InvalidState, s, "pause")
 	}
 	b.Held = true
 	return nil
@@ -256,7 +246,7 @@ func (b *Buy) Pause(now time.Time) *Refusal {
 // Resume releases the buyer's hold.
 func (b *Buy) Resume(now time.Time) *Refusal {
 	if s := b.Status(now); s.Terminal() {
-		return stateRefusal(InvalidState, s, "resume")
+		return stateRefusal(adcp.InvalidState, s, "resume")
 	}
 	b.Held = false
 	return nil
@@ -267,7 +257,7 @@ func (b *Buy) Resume(now time.Time) *Refusal {
 // transition is itself a cancellation.
 func (b *Buy) Cancel(now time.Time, by, reason string) *Refusal {
 	if s := b.Status(now); s.Terminal() {
-		return stateRefusal(NotCancellable, s, "cancel")
+		return stateRefusal(adcp.NotCancellable, s, "cancel")
 	}
 	b.Canceled = &Cancellation{At: now.UTC(), By: by, Reason: reason}
 	return nil
@@ -280,7 +270,10 @@ func stateRefusal(code adcp.Code, s Status, action string) *Refusal {
 }
 
 // ValidActions lists what update_media_buy can do to a buy in its status at
-// now (enums/media-buy-valid-action.json): nothing once it is terminal.
+// now, in the coarse vocabulary every 3.x release defines
+// (enums/media-buy-valid-action.json): nothing once it is terminal.
+// Budgets, flight dates, package settings and creative assignments all
+// change through update_media_buy; packages cannot be added.
 func (b *Buy) ValidActions(now time.Time) []string {
 	s := b.Status(now)
 	if s.Terminal() {
@@ -292,9 +285,7 @@ func (b *Buy) ValidActions(now time.Time) []string {
 	} else {
 		out = append(out, "pause")
 	}
-	return append(out, "cancel", "update_name", "update_budget", "increase_budget", "decrease_budget",
-		"reallocate_budget", "update_dates", "update_flight_dates", "extend_flight", "shorten_flight",
-		"update_pacing", "update_packages", "update_creative_assignments")
+	return append(out, "cancel", "update_budget", "update_dates", "update_packages")
 }
 
 // Round rounds a money amount to cents.
@@ -311,3 +302,8 @@ type Event struct {
 	Summary   string `json:"summary,omitempty"`
 	PackageID string `json:"package_id,omitempty"`
 }
+
+// DirectiveScope is the directive slot of create_media_buy for an account:
+// apart from get_products', so that a directive forced for one task is
+// never consumed by the other.
+func DirectiveScope(account string) string { return "create_media_buy|" + account }

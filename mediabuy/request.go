@@ -412,7 +412,7 @@ func decodePackage(e *errs, path string, w *packageWire, r *CreateRequest, now t
 	})
 	for name, raw := range map[string]json.RawMessage{"measurement_terms": w.MeasurementTerms, "performance_standards": w.PerformanceStandards, "committed_metrics": w.CommittedMetrics} {
 		if present(raw) {
-			e.add(TermsRejected, path+"."+name, "this seller does not accept buyer-proposed %s: omit it to accept the product's terms", name)
+			e.add(adcp.TermsRejected, path+"."+name, "this seller does not accept buyer-proposed %s: omit it to accept the product's terms", name)
 		}
 	}
 	if w.StartTime != nil || w.EndTime != nil {
@@ -578,7 +578,7 @@ func flight(e *errs, prefix string, rawStart json.RawMessage, rawEnd *string, no
 		}
 		start = t.UTC()
 		if adcp.DateOf(start).Before(adcp.DateOf(now)) {
-			e.add(adcp.ValidationError, prefix+"start_time", "start_time is in the past")
+			e.invalid(prefix+"start_time", "start_time is in the past: a flight starts today or later")
 		} else if start.Before(now) {
 			start = now.UTC()
 		}

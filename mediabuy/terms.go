@@ -65,8 +65,12 @@ func Resolve(c *products.Catalogue, req []PackageRequest, newID func(int) string
 		}
 		switch {
 		case opt.FixedPrice != nil:
+			// A fixed price is not auctioned: a (deprecated) bid_price
+			// sent with it changes nothing, and the fixed price is the
+			// rate. It is kept as the buyer sent it.
 			if pr.BidPrice != nil {
-				return nil, "", refuse(adcp.ValidationError, path+".bid_price", "pricing option %s has a fixed price and takes no bid", opt.PricingOptionID)
+				v := *pr.BidPrice
+				p.BidPrice = &v
 			}
 			p.Rate = *opt.FixedPrice
 		case pr.BidPrice != nil:

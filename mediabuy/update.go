@@ -263,16 +263,16 @@ type Change struct {
 func Apply(b *Buy, u *UpdateRequest, now time.Time, actor string) (Change, *Refusal) {
 	var ch Change
 	if u.Revision != nil && *u.Revision != b.Revision {
-		r := refuse(Conflict, "revision", "the media buy is at revision %d, not %d: read it again and retry", b.Revision, *u.Revision)
+		r := refuse(adcp.Conflict, "revision", "the media buy is at revision %d, not %d: read it again and retry", b.Revision, *u.Revision)
 		r.Details = map[string]any{"current_revision": b.Revision}
 		return ch, r
 	}
 	status := b.Status(now)
 	if status.Terminal() {
 		if u.Canceled {
-			return ch, stateRefusal(NotCancellable, status, "be canceled")
+			return ch, stateRefusal(adcp.NotCancellable, status, "be canceled")
 		}
-		return ch, stateRefusal(InvalidState, status, "be updated")
+		return ch, stateRefusal(adcp.InvalidState, status, "be updated")
 	}
 	next := b.clone()
 	affected := map[string]bool{}
@@ -282,7 +282,7 @@ func Apply(b *Buy, u *UpdateRequest, now time.Time, actor string) (Change, *Refu
 	}
 	for _, pu := range u.Packages {
 		if next.Package(pu.PackageID) == nil {
-			r := refuse(PackageNotFound, "packages", "package %s is not part of media buy %s", pu.PackageID, b.ID)
+			r := refuse(adcp.PackageNotFound, "packages", "package %s is not part of media buy %s", pu.PackageID, b.ID)
 			return Change{}, r
 		}
 	}
@@ -347,10 +347,10 @@ func Apply(b *Buy, u *UpdateRequest, now time.Time, actor string) (Change, *Refu
 		p := next.Package(pu.PackageID)
 		if !p.Live() {
 			if pu.Canceled {
-				r := refuse(NotCancellable, "packages", "package %s is already canceled", p.ID)
+				r := refuse(adcp.NotCancellable, "packages", "package %s is already canceled", p.ID)
 				return Change{}, r
 			}
-			return Change{}, refuse(InvalidState, "packages", "package %s is canceled and cannot be updated", p.ID)
+			return Change{}, refuse(adcp.InvalidState, "packages", "package %s is canceled and cannot be updated", p.ID)
 		}
 		affected[p.ID] = true
 		if pu.Canceled {

@@ -97,10 +97,21 @@ type CreatedWire struct {
 	Context        json.RawMessage `json:"context,omitempty"`
 }
 
+// RootStatus is the root status of a create or update answer. AdCP 3.0
+// put the buy's lifecycle status there, and 3.1 still allows that form
+// (deprecated, beside media_buy_status); from 3.2 the root is the task
+// status only. Buyers served 3.0 and 3.1 read the buy's status there.
+func RootStatus(v adcp.Version, s Status) string {
+	if v.AtLeast(3, 2) {
+		return "completed"
+	}
+	return string(s)
+}
+
 // Created writes the success answer for a new buy at now.
 func Created(v adcp.Version, b *Buy, now time.Time, ctx json.RawMessage) ([]byte, error) {
 	w := CreatedWire{
-		Status: "completed", AdcpVersion: v.String(), MediaBuyID: b.ID, Name: b.Name,
+		Status: RootStatus(v, b.Status(now)), AdcpVersion: v.String(), MediaBuyID: b.ID, Name: b.Name,
 		MediaBuyStatus: b.Status(now), ConfirmedAt: Stamp(b.ConfirmedAt), Revision: b.Revision,
 		Currency: b.Currency, TotalBudget: b.TotalBudget(), Pacing: b.Pacing, ValidActions: b.ValidActions(now),
 		Sandbox: b.Sandbox, Context: ctx,
@@ -132,7 +143,7 @@ type UpdatedWire struct {
 // Updated writes the success answer for an update applied at now.
 func Updated(v adcp.Version, b *Buy, affected []string, now time.Time, ctx json.RawMessage) ([]byte, error) {
 	w := UpdatedWire{
-		Status: "completed", AdcpVersion: v.String(), MediaBuyID: b.ID, Name: b.Name, MediaBuyStatus: b.Status(now),
+		Status: RootStatus(v, b.Status(now)), AdcpVersion: v.String(), MediaBuyID: b.ID, Name: b.Name, MediaBuyStatus: b.Status(now),
 		Revision: b.Revision, Currency: b.Currency, TotalBudget: b.TotalBudget(), Pacing: b.Pacing,
 		ImplementationDate: Stamp(now), AffectedPackages: []PackageWire{}, ValidActions: b.ValidActions(now),
 		Sandbox: b.Sandbox, Context: ctx,

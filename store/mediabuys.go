@@ -40,9 +40,12 @@ type Order struct {
 	// review rules (by id and name) or the account's trust tier.
 	Review []string `json:"review"`
 	// RulebookVersion is the rulebook the buy was judged against.
-	RulebookVersion int64     `json:"rulebook_version"`
-	CreatedAt       time.Time `json:"created_at"`
-	DecidedAt       time.Time `json:"decided_at,omitzero"`
+	RulebookVersion int64 `json:"rulebook_version"`
+	// Version is the AdCP release the buyer was served; the task's
+	// result is written in it.
+	Version   string    `json:"adcp_version"`
+	CreatedAt time.Time `json:"created_at"`
+	DecidedAt time.Time `json:"decided_at,omitzero"`
 	// DecidedBy is the admin token's name that decided it.
 	DecidedBy string `json:"decided_by,omitempty"`
 	// Slug and Reason are what a decline told the buyer.
