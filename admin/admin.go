@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/storefront/storefront/buying"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
@@ -29,6 +30,10 @@ type Handler struct {
 	Snaps   *store.Snapshots
 	Log     *slog.Logger
 	Now     func() time.Time
+	// Buying decides orders (orders.go); Notify sends the buyer the
+	// webhook of a decided order's task.
+	Buying *buying.Service
+	Notify buying.Notify
 }
 
 // MaxBody is the largest admin request body, in bytes.
@@ -72,6 +77,7 @@ func (h *Handler) Mount(e *echo.Echo) {
 	p.GET("/accounts", h.listAccounts)
 	p.PUT("/accounts/:id", h.putAccount)
 	p.POST("/buyer-tokens", h.createBuyerToken)
+	h.mountBuying(p)
 }
 
 // problems makes every error in the group render as problem+json.

@@ -90,7 +90,7 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 	a.EnableBuying(buy)
 	adm := &admin.Handler{
-		Store: s, Snaps: snaps, Log: m.log, Now: m.Now,
+		Store: s, Snaps: snaps, Log: m.log, Now: m.Now, Buying: buy, Notify: hooks.Deliver,
 		Preview: &products.Service{Snapshots: snaps, Accounts: admin.PreviewAccounts{Store: s}, Now: m.Now, Log: m.log},
 	}
 	m.Server = server.New(server.Config{

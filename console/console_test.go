@@ -45,6 +45,8 @@ func TestServesEmbeddedPagesWithPolicy(t *testing.T) {
 		{"/console/rulebook.html", "GET", 200, "text/html"},
 		{"/console/history.html", "GET", 200, "text/html"},
 		{"/console/decisions.html", "GET", 200, "text/html"},
+		{"/console/orders.html", "GET", 200, "text/html"},
+		{"/console/orders.js", "GET", 200, "text/javascript"},
 		{"/console/console.js", "GET", 200, "text/javascript"},
 		{"/console/console.css", "GET", 200, "text/css"},
 		{"/console/favicon.svg", "GET", 200, "image/svg+xml"},

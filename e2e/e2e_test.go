@@ -128,12 +128,14 @@ func adcpCLI(t *testing.T) string {
 	return cli
 }
 
-// CLIResult is the --json output of the adcp CLI.
+// CLIResult is the --json output of the adcp CLI. A failed task prints no
+// JSON: the CLI exits non-zero and says "Error: CODE: message" on stderr.
 type CLIResult struct {
 	Data     map[string]any `json:"data"`
 	Metadata map[string]any `json:"metadata"`
 	Exit     int
 	Raw      string
+	Stderr   string
 }
 
 // ADCP runs the @adcp/sdk CLI with args and --json.
@@ -147,11 +149,14 @@ func ADCP(t *testing.T, args ...string) CLIResult {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	res := CLIResult{Raw: stdout.String()}
+	res := CLIResult{Raw: stdout.String(), Stderr: stderr.String()}
 	if ee, ok := err.(*exec.ExitError); ok {
 		res.Exit = ee.ExitCode()
 	} else if err != nil {
 		t.Fatalf("running adcp: %v\n%s", err, stderr.String())
+	}
+	if res.Exit != 0 && strings.TrimSpace(stdout.String()) == "" {
+		return res
 	}
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
 		t.Fatalf("adcp %s: output is not JSON (%v)\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, stdout.String(), stderr.String())
