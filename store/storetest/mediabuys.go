@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/mediabuy"
 	"github.com/storefront/storefront/store"
 )
@@ -26,6 +27,7 @@ var mediaBuyTests = []struct {
 	{"OrderDecidedOnce", testOrderDecidedOnce},
 	{"Delivery", testDelivery},
 	{"DeliveryConcurrentSimulations", testDeliveryConcurrentSimulations},
+	{"LedgerTask", testLedgerTask},
 }
 
 func testBuy(id, account, principal string) mediabuy.Buy {
@@ -341,4 +343,28 @@ func testDeliveryConcurrentSimulations(t *testing.T, s store.Store) {
 	if len(rows) != 1 || rows[0].Impressions != 800 || rows[0].Spend != 8 {
 		t.Errorf("after 8 concurrent simulations of 100 impressions: %+v, want one row of 800 impressions and 8 spent", rows)
 	}
+}
+
+// testLedgerTask records decisions of other tasks beside get_products': the
+// task is kept, and the chain verifies across both kinds of entry.
+func testLedgerTask(t *testing.T, s store.Store) {
+	withPublishers(t, s)
+	for i, task := range []string{"", "create_media_buy", "", "update_media_buy"} {
+		r := ledger.Record{Publisher: alpha.ID, Account: "acct_1", Principal: "buyer", RequestDigest: ledger.Digest([]byte{byte(i)}),
+			Task: task, Arm: "completed", ResponseDigest: ledger.Digest([]byte{byte(i), 1})}
+		if _, err := s.Append(t.Context(), r); err != nil {
+			t.Fatalf("Append(%q) = %v", task, err)
+		}
+	}
+	var tasks []string
+	if err := s.WalkLedger(t.Context(), alpha.ID, func(e ledger.Entry) error {
+		tasks = append(tasks, e.Task)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(tasks) != fmt.Sprint([]string{"", "create_media_buy", "", "update_media_buy"}) {
+		t.Errorf("tasks read back = %q", tasks)
+	}
+	verify(t, s, alpha.ID)
 }
