@@ -3,7 +3,7 @@ module github.com/storefront/storefront
 go 1.26.0
 
 require (
-	github.com/a2aproject/a2a-go/v2 v2.3.1
+	github.com/a2aproject/a2a-go/v2 v2.4.0
 	github.com/chromedp/cdproto v0.160.1
 	github.com/chromedp/chromedp v0.23.1
 	github.com/coregx/ahocorasick v0.3.1

@@ -450,8 +450,26 @@ func TestArmsMatchMCP(t *testing.T) {
 					t.Errorf("failed task data lacks adcp_error: %s", got)
 				}
 			}
-			if task.Status.Message != nil {
-				t.Errorf("a status message without the refusal extension: %v", task.Status.Message)
+			msg := task.Status.Message
+			if test.wantState != a2a.TaskStateFailed {
+				if msg != nil {
+					t.Errorf("a status message without the refusal extension: %v", msg)
+				}
+				return
+			}
+			// A failed task's status message carries the screened line
+			// and the typed error, so a client that reads only the status
+			// shows the reason.
+			if msg == nil || len(msg.Parts) != 2 {
+				t.Fatalf("failed task status message = %v, want a text part and the typed error", msg)
+			}
+			if msg.Role != a2a.MessageRoleAgent || msg.Parts[0].Text() != parts[0].Text() {
+				t.Errorf("status message text = %q (role %s), want the artifact's %q", msg.Parts[0].Text(), msg.Role, parts[0].Text())
+			}
+			typed, _ := json.Marshal(msg.Parts[1].Data())
+			want, _ := json.Marshal(map[string]any{"adcp_error": decode(t, got)["adcp_error"]})
+			if !bytes.Equal(typed, want) {
+				t.Errorf("status message data = %s, want the payload's typed error %s", typed, want)
 			}
 		})
 	}
@@ -536,6 +554,28 @@ func TestA2A03(t *testing.T) {
 				t.Error("a status message without the refusal extension")
 			}
 		})
+	}
+
+	// A 3.1 buyer's decline is the error arm in a failed 0.3 task; its
+	// status message says why, as text and as the typed error.
+	status, _, m := rpc(t, env.BaseURL+"/a2a", `{"jsonrpc":"2.0","id":8,"method":"message/send","params":{"message":{"messageId":"m2","role":"user","kind":"message","parts":[{"kind":"data","data":{"skill":"get_products","parameters":{"adcp_version":"3.1","buying_mode":"brief","brief":"Coffee brand launch video","filters":{"budget_range":{"max":100,"currency":"USD"}}}}}]}}}`)
+	if status != http.StatusOK || m["error"] != nil {
+		t.Fatalf("status %d, body %v", status, m)
+	}
+	st := m["result"].(map[string]any)["status"].(map[string]any)
+	if st["state"] != "failed" {
+		t.Fatalf("state = %v, want failed", st["state"])
+	}
+	msg, _ := st["message"].(map[string]any)
+	parts, _ := msg["parts"].([]any)
+	if msg["role"] != "agent" || len(parts) != 2 {
+		t.Fatalf("status message = %v, want an agent message with two parts", msg)
+	}
+	text, _ := parts[0].(map[string]any)["text"].(string)
+	typed, _ := parts[1].(map[string]any)["data"].(map[string]any)
+	ae, _ := typed["adcp_error"].(map[string]any)
+	if text == "" || ae["code"] != "BUDGET_TOO_LOW" || ae["message"] != text || ae["recovery"] != "correctable" {
+		t.Errorf("status message parts = %v, want the reason and a BUDGET_TOO_LOW typed error carrying it", parts)
 	}
 }
 

@@ -223,15 +223,41 @@ func (h *handler) task(ctx context.Context, msg *a2a.Message, r agent.Reply, leg
 		art.Name = "error"
 	}
 	t.Artifacts = []*a2a.Artifact{art}
-	if refusals {
-		if parts := h.refusalParts(ctx, r, legacy); parts != nil {
-			t.Status.Message = &a2a.Message{
-				ID: a2a.NewMessageID(), Role: a2a.MessageRoleAgent,
-				TaskID: t.ID, ContextID: t.ContextID, Parts: parts,
-			}
+	var status a2a.ContentParts
+	switch {
+	case r.Failed:
+		// A failed task says why in its status message as well: A2A
+		// clients that know nothing of AdCP show a failed task's status
+		// message, not its artifacts. The same screened line, and the
+		// typed error as AdCP's transport error mapping reads it there.
+		typed, err := typedError(r.Payload, legacy)
+		if err != nil {
+			return nil, err
+		}
+		status = a2a.ContentParts{a2a.NewTextPart(summary(r)), a2a.NewDataPart(typed)}
+	case refusals:
+		status = h.refusalParts(ctx, r, legacy)
+	}
+	if status != nil {
+		t.Status.Message = &a2a.Message{
+			ID: a2a.NewMessageID(), Role: a2a.MessageRoleAgent,
+			TaskID: t.ID, ContextID: t.ContextID, Parts: status,
 		}
 	}
 	return t, nil
+}
+
+// typedError is the error arm's typed error alone, {"adcp_error": {...}},
+// as a data part's value: the shape AdCP's transport error mapping reads
+// from a failed task's status message.
+func typedError(payload []byte, legacy bool) (any, error) {
+	var arm struct {
+		Error json.RawMessage `json:"adcp_error"`
+	}
+	if err := json.Unmarshal(payload, &arm); err != nil || len(arm.Error) == 0 {
+		return nil, errors.New("a failed reply has no adcp_error")
+	}
+	return payloadValue(append(append([]byte(`{"adcp_error":`), arm.Error...), '}'), legacy)
 }
 
 // declined is the vocabulary entry of a rejected reply's slug (from the

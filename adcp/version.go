@@ -50,14 +50,103 @@ func (v Version) AtLeast(major, minor int) bool {
 	return v.Major > major || (v.Major == major && v.Minor >= minor)
 }
 
-// Supported lists the releases the storefront serves, oldest first. It is
-// the one source for capabilities, errors and docs.
-var Supported = []Version{
-	{3, 0, ""},
-	{3, 1, ""},
-	{3, 2, "beta.4"},
-	{3, 2, "beta.5"},
+// Wire says how a served release's wire differs, for what the storefront
+// serves (get_products in every arm, get_adcp_capabilities, the error arm
+// and comply_test_controller's force_get_products_arm), from Build's, the
+// release whose official schemas the storefront validates against.
+type Wire string
+
+const (
+	// WireLegacy: a stable release before 3.2. It has no rejected arm, so
+	// a decline is served as a typed, correctable error.
+	WireLegacy Wire = "no rejected arm: a decline is a typed error"
+	// WireAsBuild: the same wire as Build. Only the adcp_version echo
+	// differs.
+	WireAsBuild Wire = "as " + Build + " but the adcp_version echo"
+)
+
+// Release is one release the storefront serves, with where its facts come
+// from.
+type Release struct {
+	Version Version
+	// Date is when the release was published (its tag's commit date, or
+	// the release notes' date); "" when neither gives one.
+	Date string
+	// Source says where the release and its wire facts were read.
+	Source string
+	Wire   Wire
 }
+
+// Sources of the facts in Releases. The README explains them.
+const (
+	sourceStable = "stable line (3.0.28, 3.1.20)"
+	sourceTags   = "AdCP tag v3.2.0-%s: its get_products, error and envelope schemas are beta.5's, byte for byte"
+	sourceNotes  = "AdCP release notes (RELEASES.md)"
+	// rc.2, rc.5 and rc.6 are missing from RELEASES.md's table, but the
+	// labels exist: a buyer SDK may pin them, and refusing one would cut
+	// that buyer off the rejected arm for no wire reason.
+	sourceRC2 = "AdCP's 3.2 versions page and release notes list it (adcontextprotocol/adcp#7518); not in RELEASES.md"
+	sourceGap = "inferred: Changesets numbers prereleases one by one (adcontextprotocol/adcp#7069), and rc.4 and rc.7 exist; not in RELEASES.md"
+	sourceRC7 = "AdCP release notes (RELEASES.md); the newest found, compliance index of 2026-09-27"
+)
+
+// Releases is the one table of the releases the storefront serves, oldest
+// first. Capabilities, VERSION_UNSUPPORTED errors, the README and the
+// tests all read it (through Supported); nothing else lists versions.
+//
+// Every 3.2 pre-release that carries the rejected arm is served: it first
+// shipped in 3.2.0-beta.0, and a pre-release pin never downshifts, so each
+// label must be listed to be served.
+var Releases = func() []Release {
+	rs := []Release{
+		{Version{3, 0, ""}, "", sourceStable, WireLegacy},
+		{Version{3, 1, ""}, "", sourceStable, WireLegacy},
+	}
+	for i, date := range []string{"2026-08-17", "2026-08-19", "2026-08-19", "2026-08-19", "2026-08-20", "2026-08-22"} {
+		pre := fmt.Sprintf("beta.%d", i)
+		rs = append(rs, Release{Version{3, 2, pre}, date, fmt.Sprintf(sourceTags, pre), WireAsBuild})
+	}
+	for i, date := range []string{"2026-08-24", "", "", "", "", "2026-09-03"} {
+		rs = append(rs, Release{Version{3, 2, fmt.Sprintf("beta.%d", i+6)}, date, sourceNotes, WireAsBuild})
+	}
+	for i, date := range []string{"2026-09-04", "2026-09-05", "", "2026-09-14", "2026-09-20", "", "", ""} {
+		source := sourceNotes
+		switch i {
+		case 2:
+			source = sourceRC2
+		case 5, 6:
+			source = sourceGap
+		case 7:
+			source = sourceRC7
+		}
+		rs = append(rs, Release{Version{3, 2, fmt.Sprintf("rc.%d", i)}, date, source, WireAsBuild})
+	}
+	return rs
+}()
+
+// ReleasesMarkdown renders Releases as the README's table.
+func ReleasesMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| pin | published | wire | source |\n|---|---|---|---|\n")
+	for _, r := range Releases {
+		date := r.Date
+		if date == "" {
+			date = "–"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.Version, date, r.Wire, r.Source)
+	}
+	return b.String()
+}
+
+// Supported lists the releases the storefront serves, oldest first:
+// Releases' versions.
+var Supported = func() []Version {
+	out := make([]Version, len(Releases))
+	for i, r := range Releases {
+		out[i] = r.Version
+	}
+	return out
+}()
 
 // Default is the release served when the buyer pins no release (only a
 // major, or nothing): the newest stable release. Pre-releases are served

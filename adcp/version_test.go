@@ -3,6 +3,8 @@ package adcp
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -54,7 +56,14 @@ func TestVersionMethods(t *testing.T) {
 	if !(Version{}).IsZero() || v.IsZero() {
 		t.Error("IsZero is wrong")
 	}
-	if got, want := SupportedStrings(), []string{"3.0", "3.1", "3.2-beta.4", "3.2-beta.5"}; !slices.Equal(got, want) {
+	want := []string{"3.0", "3.1"}
+	for i := 0; i <= 11; i++ {
+		want = append(want, fmt.Sprintf("3.2-beta.%d", i))
+	}
+	for i := 0; i <= 7; i++ {
+		want = append(want, fmt.Sprintf("3.2-rc.%d", i))
+	}
+	if got := SupportedStrings(); !slices.Equal(got, want) {
 		t.Errorf("SupportedStrings() = %q, want %q", got, want)
 	}
 	if got := Majors(); !slices.Equal(got, []int{3}) {
@@ -82,8 +91,17 @@ func TestNegotiate(t *testing.T) {
 		{"exact stable 3.1", "3.1", 0, Version{3, 1, ""}, ""},
 		{"exact pre-release", "3.2-beta.5", 0, Version{3, 2, "beta.5"}, ""},
 		{"older exact pre-release", "3.2-beta.4", 0, Version{3, 2, "beta.4"}, ""},
+		{"first pre-release with the rejected arm", "3.2-beta.0", 0, Version{3, 2, "beta.0"}, ""},
+		{"newest beta", "3.2-beta.11", 0, Version{3, 2, "beta.11"}, ""},
+		{"first release candidate", "3.2-rc.0", 0, Version{3, 2, "rc.0"}, ""},
+		{"newest release candidate", "3.2-rc.7", 0, Version{3, 2, "rc.7"}, ""},
+		{"release candidate missing from the release table", "3.2-rc.5", 0, Version{3, 2, "rc.5"}, ""},
+		{"release candidate past the newest", "3.2-rc.8", 0, Version{}, "adcp_version"},
+		{"beta past the newest", "3.2-beta.12", 0, Version{}, "adcp_version"},
+		{"leading zero is another label", "3.2-rc.07", 0, Version{}, "adcp_version"},
+		{"labels are case-sensitive", "3.2-RC.7", 0, Version{}, "adcp_version"},
 		{"adcp_version wins over major", "3.0", 4, Version{3, 0, ""}, ""},
-		{"unknown pre-release", "3.2-beta.3", 0, Version{}, "adcp_version"},
+		{"unknown pre-release", "3.2-alpha.1", 0, Version{}, "adcp_version"},
 		{"pre-release of a stable release", "3.1-rc.1", 0, Version{}, "adcp_version"},
 		{"future pre-release", "3.3-beta.1", 0, Version{}, "adcp_version"},
 		{"release 3.2 downshifts to highest stable", "3.2", 0, Version{3, 1, ""}, ""},
@@ -284,5 +302,41 @@ func TestEnums(t *testing.T) {
 				t.Errorf("%s(%q) = true, want false", test.name, s)
 			}
 		}
+	}
+}
+
+// TestReleases checks the table's own facts: every 3.2 pre-release from
+// beta.0 (the first with the rejected arm) to rc.7 is served with Build's
+// wire, each says where it was read, and dates are dates.
+func TestReleases(t *testing.T) {
+	for _, r := range Releases {
+		if r.Source == "" {
+			t.Errorf("%s has no source", r.Version)
+		}
+		if r.Date != "" {
+			if _, err := time.Parse(time.DateOnly, r.Date); err != nil {
+				t.Errorf("%s date %q: %v", r.Version, r.Date, err)
+			}
+		}
+		want := WireAsBuild
+		if !r.Version.AtLeast(3, 2) {
+			want = WireLegacy
+		}
+		if r.Wire != want {
+			t.Errorf("%s wire = %q, want %q", r.Version, r.Wire, want)
+		}
+	}
+}
+
+// TestREADMEVersions keeps the README's table of served releases the
+// table in Releases, rendered.
+func TestREADMEVersions(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatalf("reading the README: %v", err)
+	}
+	want := ReleasesMarkdown()
+	if !strings.Contains(string(readme), want) {
+		t.Errorf("README.md does not hold the served releases as adcp.Releases has them; put this table in it:\n%s", want)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/storefront/storefront/buying"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/signing"
 	"github.com/storefront/storefront/store"
 )
 
@@ -28,8 +29,10 @@ type Handler struct {
 	// directives, so previews change nothing.
 	Preview *products.Service
 	Snaps   *store.Snapshots
-	Log     *slog.Logger
-	Now     func() time.Time
+	// Keys manages the publishers' webhook-signing keys.
+	Keys *signing.Keys
+	Log  *slog.Logger
+	Now  func() time.Time
 	// Buying decides orders (orders.go); Notify sends the buyer the
 	// webhook of a decided order's task.
 	Buying *buying.Service
@@ -78,6 +81,11 @@ func (h *Handler) Mount(e *echo.Echo) {
 	p.PUT("/accounts/:id", h.putAccount)
 	p.POST("/buyer-tokens", h.createBuyerToken)
 	h.mountBuying(p)
+
+	if h.Keys != nil {
+		p.GET("/signing-keys", h.listSigningKeys)
+		p.POST("/signing-keys/rotate", h.rotateSigningKey)
+	}
 }
 
 // problems makes every error in the group render as problem+json.

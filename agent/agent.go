@@ -64,7 +64,11 @@ type Agent struct {
 	Controller *compliance.Controller
 	// Buying runs the media-buy tools once EnableBuying registers them.
 	Buying *buying.Service
-	Log    *slog.Logger
+	// WebhooksSigned is set when task webhooks are signed under the RFC
+	// 9421 webhook profile; the capabilities then declare it, as a seller
+	// that emits webhooks must.
+	WebhooksSigned bool
+	Log            *slog.Logger
 
 	tools  []*Tool
 	byName map[string]*Tool

@@ -121,7 +121,17 @@ func idempotencyOf(args []byte, p products.Principal, tool string) (key, scope, 
 	if k == "" || !idempotencyKeyOK(k) {
 		return "", "", "", false
 	}
+	// The spec's closed list of what payload equivalence leaves out: the
+	// key, the buyer's echo data, a refreshed governance token and a
+	// rotated webhook credential.
 	delete(m, "idempotency_key")
+	delete(m, "context")
+	delete(m, "governance_context")
+	if push, ok := m["push_notification_config"].(map[string]any); ok {
+		if auth, ok := push["authentication"].(map[string]any); ok {
+			delete(auth, "credentials")
+		}
+	}
 	account, _ := json.Marshal(m["account"])
 	canon, _ := json.Marshal(m)
 	sum := sha256.Sum256(canon)

@@ -137,7 +137,8 @@ func TestReplayConflict(t *testing.T) {
 	for _, args := range []string{
 		strings.Replace(replayArgs(key, ""), "Coffee brand launch video", "Tea brand launch video", 1),
 		strings.Replace(replayArgs(key, ""), `"max_results":2`, `"max_results":3`, 1),
-		strings.Replace(replayArgs(key, ""), `"correlation_id":"replay"`, `"correlation_id":"another"`, 1),
+		// ext is in the payload, as the spec has it.
+		replayArgs(key, `"ext":{"trace":"another"},`),
 	} {
 		res, payload := kittest.Call(t, cs, "get_products", args)
 		if !res.IsError {
@@ -173,6 +174,25 @@ func TestReplayConflict(t *testing.T) {
 	}
 	// The directive is still armed.
 	kittest.WantStatus(t, kittest.GetProducts(t, cs, kittest.Brief), "rejected")
+}
+
+// TestReplayIgnoresEchoData: what the spec leaves out of payload
+// equivalence (context, governance_context and a webhook's rotated
+// credential) may change on a retry, which still replays.
+func TestReplayIgnoresEchoData(t *testing.T) {
+	env := testenv.Start(t, "--sandbox")
+	cs := kittest.Connect(t, env.BaseURL, kittest.Kit)
+	const key = "echo-data-key-0123456789"
+	push := func(cred string) string {
+		return `"push_notification_config":{"url":"https://buyer.example/hook","operation_id":"op-1","authentication":{"schemes":["HMAC-SHA256"],"credentials":"` + cred + `"}},`
+	}
+	first := replayArgs(key, push(strings.Repeat("a", 32)))
+	kittest.WantStatus(t, kittest.GetProducts(t, cs, first), "completed")
+	retry := strings.Replace(replayArgs(key, push(strings.Repeat("b", 32))+`"governance_context":"refreshed-token",`), `"correlation_id":"replay"`, `"correlation_id":"retry"`, 1)
+	_, payload := kittest.Call(t, cs, "get_products", retry)
+	if m := kittest.Decode(t, payload); m["replayed"] != true || m["status"] != "completed" {
+		t.Errorf("a retry differing only in context, governance_context and credentials = %s, want the replay", payload)
+	}
 }
 
 // TestReplayScope: a key belongs to one principal and account: anyone

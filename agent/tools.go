@@ -14,6 +14,7 @@ import (
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
+	"github.com/storefront/storefront/signing"
 )
 
 // VocabularyMeta is the decline vocabulary as tool _meta carries it.
@@ -54,7 +55,7 @@ const capabilitiesSchema = `{
   "type": "object",
   "description": "get_adcp_capabilities request.",
   "properties": {
-    "adcp_version": {"type": "string", "description": "Release pin, e.g. 3.2-beta.5."},
+    "adcp_version": {"type": "string", "description": "Release pin, e.g. 3.2-rc.7."},
     "adcp_major_version": {"type": "integer"},
     "protocols": {"type": "array", "items": {"type": "string"}},
     "context": {"type": "object", "description": "Echoed unchanged."},
@@ -67,7 +68,7 @@ const getProductsSchema = `{
   "type": "object",
   "description": "get_products request (AdCP media-buy/get-products-request.json). Unknown fields are accepted.",
   "properties": {
-    "adcp_version": {"type": "string", "description": "Release pin: 3.0, 3.1, 3.2-beta.4 or 3.2-beta.5. The rejected arm needs a 3.2 pin."},
+    "adcp_version": {"type": "string", "description": "Release pin: one of get_adcp_capabilities' adcp.supported_versions. The rejected arm needs a 3.2 pin."},
     "adcp_major_version": {"type": "integer"},
     "buying_mode": {"type": "string", "enum": ["brief", "wholesale", "refine"]},
     "brief": {"type": "string", "description": "Campaign brief (brief mode only)."},
@@ -176,6 +177,17 @@ func (a *Agent) capabilities(env outcome.Envelope, snap *products.Snapshot) []by
 		{"media_buy", a.mediaBuyCapabilities(portfolio)},
 		{"creative", map[string]any{"has_creative_library": false}},
 		{"ext", map[string]any{outcome.Namespace: map[string]any{"decline_vocabulary": VocabularyMeta()}}},
+	}
+	if a.WebhooksSigned {
+		doc = append(doc, kv{"webhook_signing", map[string]any{
+			"supported":            true,
+			"profile":              signing.Tag,
+			"algorithms":           []string{signing.Algorithm},
+			"legacy_hmac_fallback": true,
+			// The sender gives up within minutes (webhook.New); the
+			// profile's floor is a day, and this is a maximum.
+			"delivery_retry_horizon_seconds": 86400,
+		}})
 	}
 	if a.Controller != nil && env.Version.AtLeast(3, 2) {
 		// The scenario list is an open vocabulary from 3.2; earlier

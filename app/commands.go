@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/admin"
 	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/signing"
 	"github.com/storefront/storefront/store"
 )
 
@@ -78,7 +80,9 @@ func (m *Main) ledgerVerify(ctx context.Context) error {
 	return nil
 }
 
-func (m *Main) adminTokenCreate(ctx context.Context) error {
+// openPublisher opens the database for a command on the existing
+// publisher --publisher names.
+func (m *Main) openPublisher(ctx context.Context) error {
 	if err := m.needDatabase(); err != nil {
 		return err
 	}
@@ -91,6 +95,13 @@ func (m *Main) adminTokenCreate(ctx context.Context) error {
 	if _, err := m.Store.Publisher(ctx, m.Publisher); errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("there is no publisher %q", m.Publisher)
 	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+func (m *Main) adminTokenCreate(ctx context.Context) error {
+	if err := m.openPublisher(ctx); err != nil {
 		return err
 	}
 	token := admin.NewToken("sf_admin_")
@@ -153,4 +164,39 @@ func (m *Main) buyerTokenCreate(ctx context.Context) error {
 	}
 	fmt.Fprintln(m.Stdout, token)
 	return nil
+}
+
+// signingKeys rotates a publisher's webhook-signing key (admin signing-key
+// rotate) or lists its keys (admin signing-key list), printing the public
+// JWKs as JSON. Replicas sharing the database sign with the new key from
+// their next webhook on.
+func (m *Main) signingKeys(ctx context.Context) error {
+	if err := m.openPublisher(ctx); err != nil {
+		return err
+	}
+	keys := &signing.Keys{Store: m.Store, Now: m.Now}
+	if m.Command == "admin signing-key rotate" {
+		k, err := keys.Rotate(ctx, m.Publisher)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(m.Stderr, "publisher %s now signs webhooks with key %s; the key it replaces stays in the JWKS for %s\n", m.Publisher, k.KID, signing.RetiredGrace)
+	}
+	listed, err := keys.List(ctx, m.Publisher)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		signing.JWK
+		CreatedAt time.Time  `json:"created_at"`
+		RetiredAt *time.Time `json:"retired_at,omitempty"`
+		Published bool       `json:"published"`
+	}
+	rows := make([]row, len(listed))
+	for i, l := range listed {
+		rows[i] = row{signing.PublicJWK(l.Key), l.Key.CreatedAt, l.Key.RetiredAt, l.Published}
+	}
+	enc := json.NewEncoder(m.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(map[string]any{"keys": rows})
 }

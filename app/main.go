@@ -34,12 +34,15 @@ type Main struct {
 	// Command is the subcommand: serve, "admin token create", "ledger verify"...
 	Command string
 	// Flags, after ParseFlags.
-	Addr        string
-	Sandbox     bool
-	LogLevel    string
-	LogJSON     bool
-	DatabaseURL string
-	SeedDemo    bool
+	Addr    string
+	Sandbox bool
+	// AsyncDiscovery turns on background curation of briefs that
+	// register a webhook.
+	AsyncDiscovery bool
+	LogLevel       string
+	LogJSON        bool
+	DatabaseURL    string
+	SeedDemo       bool
 	// DefaultPublisher is served at the plain paths.
 	DefaultPublisher string
 	// DemoBuyerToken and DemoAdminToken fix the demo tokens instead of
@@ -91,6 +94,8 @@ var commands = []struct{ name, help string }{
 	{"ledger verify", "walk each publisher's decision ledger and name the first broken entry"},
 	{"admin token create", "create an admin API token for a publisher (--publisher)"},
 	{"admin publisher create", "create a publisher (--publisher, --name, --domain)"},
+	{"admin signing-key rotate", "give a publisher a new webhook-signing key, retiring the active one (--publisher)"},
+	{"admin signing-key list", "list a publisher's webhook-signing keys as public JWKs (--publisher)"},
 	{"buyer token create", "create a buyer token (--publisher, --buyer, --operator, --account)"},
 }
 
@@ -135,6 +140,7 @@ func (m *Main) ParseFlags(args []string) error {
 		}
 		fs.StringVar(&m.Addr, "addr", envOr("STOREFRONT_ADDR", "127.0.0.1:8080"), "address to listen on (STOREFRONT_ADDR)")
 		fs.BoolVar(&m.Sandbox, "sandbox", envBool("STOREFRONT_SANDBOX"), "sandbox mode: compliance controller and test-kit keys (STOREFRONT_SANDBOX=1)")
+		fs.BoolVar(&m.AsyncDiscovery, "async-discovery", envBool("STOREFRONT_ASYNC_DISCOVERY"), "answer brief and refine get_products that register a webhook as tasks: submitted at once, decided in the background, the answer delivered to the webhook (STOREFRONT_ASYNC_DISCOVERY=1)")
 		fs.BoolVar(&m.SeedDemo, "seed-demo", envBool("STOREFRONT_SEED_DEMO"), "with PostgreSQL, load the demo publisher if it is absent (STOREFRONT_SEED_DEMO=1); the in-memory store always has it")
 		fs.StringVar(&m.DefaultPublisher, "default-publisher", os.Getenv("STOREFRONT_DEFAULT_PUBLISHER"), "publisher served at the plain paths (STOREFRONT_DEFAULT_PUBLISHER); default: the demo publisher if present, else the first")
 		fs.StringVar(&m.DemoBuyerToken, "demo-buyer-token", os.Getenv("STOREFRONT_DEMO_BUYER_TOKEN"), "fix the demo buyer token instead of generating one (STOREFRONT_DEMO_BUYER_TOKEN)")
@@ -149,6 +155,8 @@ func (m *Main) ParseFlags(args []string) error {
 		fs.StringVar(&m.Name, "name", "", "public name (required)")
 		fs.StringVar(&m.Domain, "domain", "", "publisher domain (required)")
 		fs.BoolVar(&m.AnonDiscovery, "anonymous-discovery", true, "allow get_products without credentials for public requests")
+	case "admin signing-key rotate", "admin signing-key list":
+		fs.StringVar(&m.Publisher, "publisher", "", "the publisher (required)")
 	case "buyer token create":
 		fs.StringVar(&m.Publisher, "publisher", "", "the publisher (required)")
 		fs.StringVar(&m.BuyerID, "buyer", "", "buyer principal id (required)")
@@ -269,6 +277,8 @@ func (m *Main) Run(ctx context.Context) error {
 		return m.publisherCreate(ctx)
 	case "buyer token create":
 		return m.buyerTokenCreate(ctx)
+	case "admin signing-key rotate", "admin signing-key list":
+		return m.signingKeys(ctx)
 	}
 	return fmt.Errorf("unknown command %q", m.Command)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/server"
+	"github.com/storefront/storefront/signing"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/webhook"
 )
@@ -65,6 +66,8 @@ func (m *Main) serve(ctx context.Context) error {
 	go snaps.Watch(ctx)
 	policy := webhook.Policy{AllowLoopback: m.Sandbox}
 	hooks := webhook.New(s, policy, m.log)
+	keys := &signing.Keys{Store: s, Now: m.Now}
+	hooks.Signer = keys
 	defer hooks.Wait(context.Background())
 	svc := &products.Service{
 		Snapshots:      snaps,
@@ -76,6 +79,13 @@ func (m *Main) serve(ctx context.Context) error {
 		Now:            m.Now,
 		Log:            m.log,
 	}
+	if m.AsyncDiscovery {
+		curator := &agent.Curator{Store: s, Webhooks: hooks, Now: m.Now, Log: m.log}
+		svc.Curation = curator
+		// Before the webhooks' Wait (defers run last first): a decision
+		// in flight still delivers.
+		defer curator.Wait(context.Background())
+	}
 	var controller *compliance.Controller
 	if m.Sandbox {
 		svc.Seeds = snaps
@@ -83,6 +93,7 @@ func (m *Main) serve(ctx context.Context) error {
 		m.log.Warn("sandbox mode: comply_test_controller is served and compliance test-kit keys (demo-...) are accepted")
 	}
 	a := agent.New(s, svc, snaps, controller, m.log)
+	a.WebhooksSigned = true
 	buy := &buying.Service{Store: s, Snapshots: snaps, Accounts: store.Accounts{Store: s}, Ledger: store.Ledger{Store: s},
 		WebhookAllowed: policy.Check, Now: m.Now, Log: m.log}
 	if m.Sandbox {
@@ -90,12 +101,12 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 	a.EnableBuying(buy)
 	adm := &admin.Handler{
-		Store: s, Snaps: snaps, Log: m.log, Now: m.Now, Buying: buy, Notify: hooks.Deliver,
+		Store: s, Snaps: snaps, Keys: keys, Log: m.log, Now: m.Now, Buying: buy, Notify: hooks.Deliver,
 		Preview: &products.Service{Snapshots: snaps, Accounts: admin.PreviewAccounts{Store: s}, Now: m.Now, Log: m.log},
 	}
 	m.Server = server.New(server.Config{
 		Addr: m.Addr, DefaultPublisher: def, Agent: a, Admin: adm, Store: s,
-		StoreKind: kind, Version: Version, PublicURL: m.PublicURL, Log: m.log,
+		StoreKind: kind, Version: Version, PublicURL: m.PublicURL, Keys: keys, Log: m.log,
 	})
 	if m.DebugAddr != "" {
 		stop, err := serveDebug(ctx, m.DebugAddr, m.log)

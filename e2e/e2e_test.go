@@ -141,27 +141,35 @@ type CLIResult struct {
 // ADCP runs the @adcp/sdk CLI with args and --json.
 func ADCP(t *testing.T, args ...string) CLIResult {
 	t.Helper()
+	stdout, stderr, exit := ADCPOutput(t, append(args, "--json")...)
+	res := CLIResult{Raw: stdout, Stderr: stderr, Exit: exit}
+	if exit != 0 && strings.TrimSpace(stdout) == "" {
+		return res
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatalf("adcp %s: output is not JSON (%v)\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, stdout, stderr)
+	}
+	return res
+}
+
+// ADCPOutput runs the @adcp/sdk CLI with args and returns what it printed
+// and its exit code. A failed task is printed to stderr, not as JSON.
+func ADCPOutput(t *testing.T, args ...string) (stdout, stderr string, exit int) {
+	t.Helper()
 	cli := adcpCLI(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, cli, append(args, "--json")...)
+	cmd := exec.CommandContext(ctx, cli, args...)
 	cmd.Env = append(os.Environ(), "ADCP_SKIP_VERSION_CHECK=1", "NO_COLOR=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
-	res := CLIResult{Raw: stdout.String(), Stderr: stderr.String()}
 	if ee, ok := err.(*exec.ExitError); ok {
-		res.Exit = ee.ExitCode()
+		exit = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("running adcp: %v\n%s", err, stderr.String())
+		t.Fatalf("running adcp: %v\n%s", err, errOut.String())
 	}
-	if res.Exit != 0 && strings.TrimSpace(stdout.String()) == "" {
-		return res
-	}
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
-		t.Fatalf("adcp %s: output is not JSON (%v)\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, stdout.String(), stderr.String())
-	}
-	return res
+	return out.String(), errOut.String(), exit
 }
 
 type lockedBuffer struct {

@@ -1,8 +1,55 @@
 package e2e
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/storefront/storefront/adcp"
 )
+
+// readmeBrief is the README's 100 USD brief, which the demo publisher
+// declines as below its floor; pinned is it pinned to version.
+func readmeBrief(version string) string {
+	return `{"adcp_version":"` + version + `","buying_mode":"brief","brief":"Video for a coffee brand launch","filters":{"budget_range":{"max":100,"currency":"USD"}}}`
+}
+
+// TestSDKUnservedPinOverMCP: a buyer pinned to 3.2-rc.8 gets
+// VERSION_UNSUPPORTED listing what is served. (The served pins, 3.2-beta.0
+// to 3.2-rc.7, are TestSDKOverA2A's, over MCP and A2A.)
+func TestSDKUnservedPinOverMCP(t *testing.T) {
+	t.Parallel()
+	sf := Start(t, nil)
+	_, stderr, exit := ADCPOutput(t, sf.BaseURL+"/mcp", "get_products", readmeBrief("3.2-rc.8"), "--protocol", "mcp", "--auth", sf.BuyerToken)
+	want := "AdCP version 3.2-rc.8 is not supported; supported versions are " + strings.Join(adcp.SupportedStrings(), ", ")
+	if exit == 0 || !strings.Contains(stderr, want) {
+		t.Errorf("3.2-rc.8: exit %d, stderr:\n%s\nwant a failure printing %q", exit, stderr, want)
+	}
+}
+
+// debugResponse is the agent's response in the conversation the CLI
+// prints with --debug.
+func debugResponse(t *testing.T, stderr string) map[string]any {
+	t.Helper()
+	i := strings.LastIndex(stderr, "Conversation:")
+	if i < 0 {
+		t.Fatalf("the CLI printed no conversation:\n%s", stderr)
+	}
+	var conv []struct {
+		Role    string         `json:"role"`
+		Content map[string]any `json:"content"`
+	}
+	if err := json.Unmarshal([]byte(stderr[i+len("Conversation:"):]), &conv); err != nil {
+		t.Fatalf("the conversation is not JSON: %v\n%s", err, stderr[i:])
+	}
+	for _, m := range conv {
+		if m.Role == "agent" {
+			return m.Content
+		}
+	}
+	t.Fatalf("the conversation has no agent response:\n%s", stderr[i:])
+	return nil
+}
 
 // TestSDKOverMCP is the README's worked example, run by a real buyer client:
 // the @adcp/sdk CLI gets a completed and a rejected response over MCP from
@@ -27,7 +74,7 @@ func TestSDKOverMCP(t *testing.T) {
 	}
 
 	rejected := ADCP(t, sf.BaseURL+"/mcp", "get_products",
-		`{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"Video for a coffee brand launch","filters":{"budget_range":{"max":100,"currency":"USD"}}}`,
+		`{"adcp_version":"3.2-rc.7","buying_mode":"brief","brief":"Video for a coffee brand launch","filters":{"budget_range":{"max":100,"currency":"USD"}}}`,
 		"--protocol", "mcp", "--auth", sf.BuyerToken)
 	if rejected.Exit != 0 {
 		t.Fatalf("a rejection is a successful exchange, but the CLI exited %d:\n%s", rejected.Exit, rejected.Raw)

@@ -15,7 +15,17 @@ import path from 'node:path';
 
 const require = createRequire(import.meta.url);
 const { loadStoryboardFile, runStoryboard } = require('@adcp/sdk/testing');
+const { HttpsJwksResolver } = require('@adcp/sdk/signing/server');
 const YAML = require('yaml');
+
+// What the test kits leave to the agent under test. webhook-emission
+// drives "the operation the agent emits webhooks from"
+// ($test_kit.operations.primary_webhook_emitter, create_media_buy by
+// default): here get_products in brief mode, which the storefront run with
+// --async-discovery answers submitted and finishes by a signed webhook.
+const KIT_OVERRIDES = {
+  webhook_emission: { operations: { primary_webhook_emitter: 'get_products' } },
+};
 
 // Tolerated failures, each named exactly. @adcp/sdk 6.11.0 decides
 // response_schema with its bundled AdCP 3.0.6 get_products schema, which
@@ -26,6 +36,33 @@ const YAML = require('yaml');
 //    then skips the storyboard's later, stateful steps, which the Go tests
 //    (agent/async_test.go) and e2e/async_test.go cover instead.
 // The Go tests validate both payloads against the official 3.2 schemas.
+//
+// webhook_emission, the synchronous-completion branch set (the storefront
+// accepts push_notification_config on a wholesale read and stays
+// synchronous, which agent/curate_test.go checks):
+//  - the success branch's wholesale request gets a brief added by the
+//    runner's get_products enricher (dist/lib/testing/storyboard/
+//    request-builder.js), which the storefront rightly refuses, so the
+//    step sees no products;
+//  - the rejection branch is the one this seller does not take: its
+//    request (sent raw, without the added brief) is answered
+//    synchronously with products, as the success branch asks;
+//  - so no branch contributes: besides, the success branch's contributing
+//    step, expect_no_webhook, is a 3.2 step 6.11.0 does not know
+//    (WEBHOOK_ASSERTION_TASKS in dist/lib/testing/storyboard/
+//    webhook-assertions.js), which runner.js dispatches as an agent tool
+//    and skips as missing_tool.
+//
+// security_baseline (issue 18's scope): its probe task is the test kit's
+// auth.probe_task, list_creatives, which this seller does not have, so the
+// runner skips the unauthenticated, API-key and invalid-key probes
+// (missing_tool) and no phase contributes auth_mechanism_verified; an
+// invalid bearer is also answered in-band (HTTP 200, AUTH_INVALID), not
+// with the 401 the storyboard expects.
+//
+// stale_response_advisory: the completed answer carries the STALE_RESPONSE
+// advisory in errors[], which 6.11.0's isOperationSuccess
+// (dist/lib/core/TaskExecutor.js) counts as a failed operation.
 //
 // Media buys, where 6.11.0 cannot grade what the storyboard asks:
 //  - it ignores a phase's requires_capability, so the media_buy_seller
@@ -56,6 +93,12 @@ const YAML = require('yaml');
 const ALLOWED = new Set([
   'media_buy_seller/get_products_rejected|rejected_discovery_response|get_products_rejected|response_schema',
   'media_buy_seller/get_products_async|submitted_discovery_response|get_products_submitted|response_schema',
+  'webhook_emission|synchronous_completion_success_path|sync_get_products_with_webhook_config_success|response_schema',
+  'webhook_emission|synchronous_completion_success_path|sync_get_products_with_webhook_config_success|field_present',
+  'webhook_emission|synchronous_completion_rejection_path|sync_get_products_with_webhook_config_reject|error_code',
+  'webhook_emission|synchronous_completion_assertion|assert_synchronous_completion_handled|any_of',
+  'security_baseline|mechanism_required|assert_mechanism|any_of',
+  'stale_response_advisory|stale_response_forcing|stale_response_wire_placement|<step>',
   'media_buy_seller|buyer_selected_account_setup|discover_buyer_selected_timezone|field_present',
   'media_buy_seller|buyer_selected_account_setup|discover_buyer_selected_timezone|capture_path_not_resolvable',
   'media_buy_seller/create_media_buy_async_lifecycle|reconcile_submitted_task|get_submitted_media_buy_task|response_schema',
@@ -64,6 +107,17 @@ const ALLOWED = new Set([
   'deterministic_testing|deterministic_media_buy|create_media_buy|capture_path_not_resolvable',
   'deterministic_testing|deterministic_delivery|create_media_buy_for_delivery|capture_path_not_resolvable',
   'deterministic_testing|deterministic_budget|create_media_buy_for_budget|capture_path_not_resolvable',
+]);
+
+// Steps that must run, not be skipped: what a storyboard exists to grade
+// here. A skip (a missing receiver, a missing webhook_signing option, a
+// seller that stopped emitting) fails the run.
+const MUST_RUN = new Set([
+  'webhook_emission|idempotency_key_presence|expect_webhook_presence',
+  'webhook_emission|operation_id_echo|expect_operation_id_echo',
+  'webhook_emission|idempotency_replay_side_effects|expect_no_duplicate_webhook_on_replay',
+  'webhook_emission|idempotency_key_stability|expect_key_stable_across_retries',
+  'webhook_emission|signature_validity|expect_signature_valid',
 ]);
 
 const args = process.argv.slice(2);
@@ -79,6 +133,9 @@ const token = opt('--token');
 const spec = opt('--spec');
 const out = opt('--out', 'storyboards-result.json');
 const protocol = opt('--protocol', 'mcp');
+// The seller's JWKS, which the runner's webhook_signing option verifies
+// webhook signatures against (by default the origin's JWKS).
+const jwks = opt('--jwks', new URL('/.well-known/jwks.json', url ?? 'http://invalid').href);
 const files = args;
 if (!url || !token || !spec || files.length === 0) {
   console.error('usage: node storyboards.mjs --url URL --token KEY --spec DIR [--out FILE] [--protocol mcp|a2a] FILE...');
@@ -87,8 +144,9 @@ if (!url || !token || !spec || files.length === 0) {
 
 function testKit(sb) {
   const rel = sb?.prerequisites?.test_kit;
-  if (!rel) return undefined;
-  return YAML.parse(readFileSync(path.join(spec, rel), 'utf8'));
+  const kit = rel ? YAML.parse(readFileSync(path.join(spec, rel), 'utf8')) : undefined;
+  const override = KIT_OVERRIDES[sb.id];
+  return override ? { ...kit, ...override } : kit;
 }
 
 const summary = [];
@@ -103,6 +161,9 @@ for (const file of files) {
     test_kit: testKit(sb),
     webhook_receiver: { mode: 'loopback_mock' },
     contracts: ['webhook_receiver_runner'],
+    // A loopback seller's JWKS: http and a private address are allowed,
+    // and no refetch cooldown, so a rotated key is found at once.
+    webhook_signing: { jwks: new HttpsJwksResolver(jwks, { allowPrivateIp: true, minCooldownSeconds: 0 }) },
   });
   const row = { file: path.relative(spec, file), storyboard: result.storyboard_id, passed: 0, failed: 0, skipped: 0, skips: {}, failures: [] };
   for (const phase of result.phases ?? []) {
@@ -111,6 +172,12 @@ for (const file of files) {
         row.skipped++;
         const why = step.skip_reason ?? step.skip?.reason ?? 'skipped';
         row.skips[why] = (row.skips[why] ?? 0) + 1;
+        const id = `${result.storyboard_id}|${phase.phase_id}|${step.step_id}`;
+        if (MUST_RUN.has(id)) {
+          const k = { key: `${id}|<skipped>`, detail: `skipped (${why}) but must run: ${step.skip?.detail ?? ''}` };
+          row.failures.push(k.key);
+          unexpected.push(k);
+        }
         continue;
       }
       if (step.passed) {

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/internal/spectest"
 	"github.com/storefront/storefront/internal/testenv"
 )
@@ -176,7 +177,11 @@ func TestCapabilities(t *testing.T) {
 		t.Errorf("context not echoed unchanged (-want +got):\n%s", diff)
 	}
 	adcpBlock := m["adcp"].(map[string]any)
-	if diff := cmp.Diff([]any{"3.0", "3.1", "3.2-beta.4", "3.2-beta.5"}, adcpBlock["supported_versions"]); diff != "" {
+	var served []any
+	for _, v := range adcp.SupportedStrings() {
+		served = append(served, v)
+	}
+	if diff := cmp.Diff(served, adcpBlock["supported_versions"]); diff != "" {
 		t.Errorf("supported_versions (-want +got):\n%s", diff)
 	}
 	if _, ok := m["compliance_testing"]; ok {
@@ -286,7 +291,9 @@ func TestVersionNegotiation(t *testing.T) {
 		{`{"adcp_version":"3.2-beta.4","buying_mode":"brief","brief":"coffee"}`, "3.2-beta.4"},
 		{`{"adcp_version":"3.7","buying_mode":"brief","brief":"coffee"}`, "3.1"},
 		{`{"adcp_version":"3.2","buying_mode":"brief","brief":"coffee"}`, "3.1"},
-		{`{"adcp_version":"3.2-beta.3","buying_mode":"brief","brief":"coffee"}`, "VERSION_UNSUPPORTED"},
+		{`{"adcp_version":"3.2-beta.3","buying_mode":"brief","brief":"coffee"}`, "3.2-beta.3"},
+		{`{"adcp_version":"3.2-rc.7","buying_mode":"brief","brief":"coffee"}`, "3.2-rc.7"},
+		{`{"adcp_version":"3.2-rc.8","buying_mode":"brief","brief":"coffee"}`, "VERSION_UNSUPPORTED"},
 		{`{"adcp_version":"99.0","buying_mode":"brief","brief":"coffee"}`, "VERSION_UNSUPPORTED"},
 		{`{"adcp_major_version":99,"buying_mode":"brief","brief":"coffee"}`, "VERSION_UNSUPPORTED"},
 		{`{"adcp_version":"3.2.0-beta.5","buying_mode":"brief","brief":"coffee"}`, "VERSION_UNSUPPORTED"},
@@ -300,7 +307,7 @@ func TestVersionNegotiation(t *testing.T) {
 				continue
 			}
 			details, _ := e["details"].(map[string]any)
-			if sv, _ := details["supported_versions"].([]any); len(sv) != 4 {
+			if sv, _ := details["supported_versions"].([]any); len(sv) != len(adcp.Supported) {
 				t.Errorf("VERSION_UNSUPPORTED details.supported_versions = %v", details)
 			}
 			spectest.Validate(t, "error-details/version-unsupported.json", mustJSON(t, details))

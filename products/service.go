@@ -2,6 +2,8 @@ package products
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -76,6 +78,10 @@ type Call struct {
 	PublisherID string
 	Principal   Principal
 	Args        []byte
+
+	// curating marks the background run of a brief the storefront
+	// accepted as a task: it takes no directive and starts no task.
+	curating bool
 }
 
 // Result is the answer to a call: the outcome, its wire bytes, and the
@@ -132,6 +138,10 @@ type Service struct {
 	// WebhookAllowed, when set, vets a push_notification_config URL
 	// before a task registers it.
 	WebhookAllowed func(rawURL string) error
+	// Curation, when set, turns a brief or refine request that registers
+	// a webhook into a task: it is answered submitted at once, decided in
+	// the background, and its answer delivered to the webhook.
+	Curation Curation
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	Log *slog.Logger
@@ -143,6 +153,17 @@ type Tasks interface {
 	// owner already has a task with that id.
 	Submit(ctx context.Context, publisher string, sub Submission) error
 }
+
+// Curation runs the briefs the storefront accepts as tasks.
+type Curation interface {
+	// Curate decides a submitted task in the background: it runs decide
+	// and finishes the task sub names with its answer, delivering the
+	// task's webhook. It returns at once.
+	Curate(publisher string, sub Submission, decide func(context.Context) Result)
+}
+
+// curatingMessage is a curated task's message while it is being decided.
+const curatingMessage = "The brief is being curated; the answer will be delivered to the registered webhook and is readable with get_task_status."
 
 // ErrTaskExists is returned by Tasks.Submit for a duplicate task id.
 var ErrTaskExists = errors.New("task exists")
@@ -291,7 +312,7 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 	}
 
 	var directive *Directive
-	if live && s.Directives != nil && (acct.Key != "" || c.Principal.Sandbox) && (req.BuyingMode == "brief" || req.BuyingMode == "refine") {
+	if live && !c.curating && s.Directives != nil && (acct.Key != "" || c.Principal.Sandbox) && (req.BuyingMode == "brief" || req.BuyingMode == "refine") {
 		key := acct.Key
 		if c.Principal.Sandbox {
 			// A test-kit principal has one sandbox, whatever account a
@@ -321,7 +342,7 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 	if directive != nil && !stale {
 		trace.Forced = true
 		if directive.Arm == "submitted" {
-			if failure := s.submit(ctx, c, req, acct, directive); failure != nil {
+			if _, failure := s.submit(ctx, c, req, acct, directive); failure != nil {
 				trace.Error = failure.Message.String()
 				return s.fail(ctx, c, env, req, trace, live, *failure)
 			}
@@ -335,6 +356,11 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 			Forced:  &decline.Forced{Reason: directive.Reason, Suggestions: directive.Suggestions},
 		}, snap.Screen)
 		return s.finish(ctx, c, s.declined(env, version, composed), req, acct, trace, d, live, true)
+	}
+
+	if directive == nil && live && !c.curating && s.Curation != nil && req.Push != nil && !c.Principal.Anonymous() &&
+		(req.BuyingMode == "brief" || req.BuyingMode == "refine") {
+		return s.curate(ctx, c, env, req, acct, trace, d, snap)
 	}
 
 	if d.Declined() {
@@ -378,35 +404,64 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 
 // submit records the task a submitted directive creates. A webhook the
 // storefront cannot honour is refused, never silently dropped.
-func (s *Service) submit(ctx context.Context, c Call, req *Request, acct Account, d *Directive) *outcome.Error {
+func (s *Service) submit(ctx context.Context, c Call, req *Request, acct Account, d *Directive) (Submission, *outcome.Error) {
+	sub := Submission{TaskID: d.TaskID, Account: acct.Key, Principal: c.Principal.ID, Message: d.Message, Request: c.Args, Push: req.Push}
 	if req.Push != nil {
 		if req.Push.OperationID == "" {
 			e := ErrorOf(baseScreen, adcp.InvalidRequest, "push_notification_config.operation_id", "a task that registers a webhook needs push_notification_config.operation_id", nil)
-			return &e
+			return sub, &e
 		}
 		if s.WebhookAllowed != nil {
 			if err := s.WebhookAllowed(req.Push.URL); err != nil {
 				e := ErrorOf(baseScreen, adcp.InvalidRequest, "push_notification_config.url", err.Error(), nil)
-				return &e
+				return sub, &e
 			}
 		}
 	}
 	if s.Tasks == nil {
 		e := ErrorOf(baseScreen, adcp.UnsupportedFeature, "", "this seller does not run asynchronous tasks", nil)
-		return &e
+		return sub, &e
 	}
-	err := s.Tasks.Submit(ctx, c.PublisherID, Submission{
-		TaskID: d.TaskID, Account: acct.Key, Principal: c.Principal.ID, Message: d.Message, Request: c.Args, Push: req.Push,
-	})
+	err := s.Tasks.Submit(ctx, c.PublisherID, sub)
 	switch {
 	case errors.Is(err, ErrTaskExists):
 		e := ErrorOf(baseScreen, adcp.InvalidRequest, "", "a task with the forced task_id already exists for this account", nil)
-		return &e
+		return sub, &e
 	case err != nil:
 		s.log().Error("recording a task failed", "publisher", c.PublisherID, "err", err)
-		return &outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable}
+		return sub, &outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable}
 	}
-	return nil
+	return sub, nil
+}
+
+// curate accepts a brief as a task: the answer now is submitted, with a
+// new task id, and the brief is decided in the background by the same
+// pipeline, its answer delivered to the buyer's webhook.
+func (s *Service) curate(ctx context.Context, c Call, env outcome.Envelope, req *Request, acct Account, trace Trace, d merch.Decision, snap *Snapshot) Result {
+	id, err := newTaskID()
+	if err != nil {
+		return s.fail(ctx, c, env, req, trace, true, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
+	}
+	sub, failure := s.submit(ctx, c, req, acct, &Directive{Arm: "submitted", TaskID: id, Message: curatingMessage})
+	if failure != nil {
+		trace.Error = failure.Message.String()
+		return s.fail(ctx, c, env, req, trace, true, *failure)
+	}
+	res := s.finish(ctx, c, outcome.NewSubmitted(env, id, screenOptional(snap.Screen, curatingMessage)), req, acct, trace, d, true, false)
+	if res.Outcome.Arm() == outcome.Submitted {
+		bg := Call{PublisherID: c.PublisherID, Principal: c.Principal, Args: c.Args, curating: true}
+		s.Curation.Curate(c.PublisherID, sub, func(ctx context.Context) Result { return s.run(ctx, bg, nil, true) })
+	}
+	return res
+}
+
+// newTaskID returns a fresh task id.
+func newTaskID() (string, error) {
+	b := make([]byte, 12)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return "task_" + hex.EncodeToString(b), nil
 }
 
 // declined turns a composed decline into the outcome the served version

@@ -464,7 +464,7 @@ func TestServiceFailures(t *testing.T) {
 	}{
 		{"other major", anonymous, `{"adcp_version":"4.0","brief":"x"}`, "VERSION_UNSUPPORTED", "adcp_version"},
 		{"other major only", anonymous, `{"adcp_major_version":2,"brief":"x"}`, "VERSION_UNSUPPORTED", "adcp_major_version"},
-		{"unknown pre-release", anonymous, `{"adcp_version":"3.2-beta.1","brief":"x"}`, "VERSION_UNSUPPORTED", "adcp_version"},
+		{"unknown pre-release", anonymous, `{"adcp_version":"3.2-rc.8","brief":"x"}`, "VERSION_UNSUPPORTED", "adcp_version"},
 		{"invalid request", anonymous, `{"adcp_version":"3.2-beta.5","buying_mode":"brief"}`, "INVALID_REQUEST", "brief"},
 		{"validation error", anonymous, `{"adcp_version":"3.2-beta.5","brief":"x","filters":{"start_date":"2027-01-10","end_date":"2027-01-01"}}`, "VALIDATION_ERROR", "filters.end_date"},
 		{"not JSON", anonymous, `{"adcp_version":`, "INVALID_REQUEST", ""},

@@ -33,6 +33,9 @@ STORYBOARDS=(
   universal/schema-validation.yaml
   protocols/media-buy/scenarios/refine_products.yaml
   universal/get-products-pagination-integrity.yaml
+  universal/webhook-emission.yaml
+  universal/security.yaml
+  universal/stale-response-advisory.yaml
   # The media_buy_seller baseline and the scenarios it requires whose
   # capability gate this seller declares (or that have none it fails);
   # the README's storyboard table says why each of the others is not run.
@@ -63,7 +66,9 @@ STORYBOARDS=(
 work="$(mktemp -d)"
 trap 'kill "${pid:-0}" 2>/dev/null || true; wait "${pid:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
 go build -o "$work/storefront" ./cmd/storefront
-"$work/storefront" serve --sandbox --addr 127.0.0.1:0 >"$work/out.log" 2>&1 &
+# --async-discovery: briefs that register a webhook become tasks whose
+# answer arrives by a signed webhook, the path webhook-emission grades.
+"$work/storefront" serve --sandbox --async-discovery --addr 127.0.0.1:0 >"$work/out.log" 2>&1 &
 pid=$!
 addr=""
 for _ in $(seq 1 100); do

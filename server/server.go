@@ -6,6 +6,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net"
@@ -22,6 +23,7 @@ import (
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/console"
 	"github.com/storefront/storefront/mcpserver"
+	"github.com/storefront/storefront/signing"
 	"github.com/storefront/storefront/store"
 )
 
@@ -42,7 +44,10 @@ type Config struct {
 	// PublicURL, when set, is the origin agent cards advertise, for a
 	// storefront behind a proxy; otherwise each request's own host.
 	PublicURL string
-	Log       *slog.Logger
+	// Keys, when set, publishes each publisher's webhook-signing keys as
+	// a JWKS.
+	Keys *signing.Keys
+	Log  *slog.Logger
 }
 
 // Server is the running HTTP server.
@@ -71,6 +76,13 @@ func New(cfg Config) *Server {
 	e.Any("/mcp", mcpHandler, limit, s.publisher(""))
 	e.Any("/p/:publisher/mcp", mcpHandler, limit, s.publisher("publisher"))
 	a2aserver.Mount(e, a2aserver.Config{Agent: cfg.Agent, DefaultPublisher: cfg.DefaultPublisher, Version: cfg.Version, PublicURL: cfg.PublicURL, Log: cfg.Log}, limit, s.publisher)
+
+	if cfg.Keys != nil {
+		// The default publisher's keys are the origin's JWKS, where a
+		// verifier looks by default; each publisher's are under its prefix.
+		e.GET(signing.JWKSPath, s.jwks, s.publisher(""))
+		e.GET("/p/:publisher"+signing.JWKSPath, s.jwks, s.publisher("publisher"))
+	}
 
 	if cfg.Admin != nil {
 		cfg.Admin.Mount(e)
@@ -106,6 +118,30 @@ func (s *Server) publisher(param string) echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
+}
+
+// jwks serves a publisher's webhook-signing keys, creating its first key
+// if it has none yet, so a verifier never finds an empty set.
+func (s *Server) jwks(c echo.Context) error {
+	id := s.cfg.DefaultPublisher
+	if p := c.Param("publisher"); p != "" {
+		id = p
+	}
+	set, err := s.cfg.Keys.JWKS(c.Request().Context(), id)
+	if err != nil {
+		s.cfg.Log.WarnContext(c.Request().Context(), "jwks", "publisher", id, "err", err)
+		return echo.NewHTTPError(http.StatusServiceUnavailable, "temporarily unavailable")
+	}
+	h := c.Response().Header()
+	// Short enough that a rotation is seen soon; verifiers also refetch
+	// when a signature names a key they do not have.
+	h.Set("Cache-Control", "public, max-age=300")
+	h.Set("Access-Control-Allow-Origin", "*")
+	b, err := json.Marshal(set)
+	if err != nil {
+		return err
+	}
+	return c.Blob(http.StatusOK, "application/jwk-set+json", b)
 }
 
 func (s *Server) known(id string) bool {

@@ -192,6 +192,20 @@ type TaskFilter struct {
 	Limit      int
 }
 
+// SigningKey is one of a publisher's webhook-signing keys: Ed25519, as the
+// AdCP webhook-signing profile allows.
+type SigningKey struct {
+	// KID names the key in the publisher's JWKS and in signatures.
+	KID string
+	// Public is the 32-byte public key; Private the 32-byte seed of the
+	// private key, which never leaves the storefront.
+	Public, Private []byte
+	CreatedAt       time.Time
+	// RetiredAt is when a rotation replaced the key; nil while it is the
+	// publisher's active key. A retired key signs nothing more.
+	RetiredAt *time.Time
+}
+
 // BulkCatalogue is implemented by stores that load many products at once:
 // in one transaction and one catalogue version, instead of a version per
 // product. It is optional; callers fall back to PutProduct.
@@ -324,6 +338,17 @@ type Store interface {
 	// SeededCatalogue returns a sandbox principal's seeded catalogue and
 	// its version; ErrNotFound when it has seeded nothing.
 	SeededCatalogue(ctx context.Context, publisher, principal string) ([]products.Product, int64, error)
+
+	// SigningKeys lists the publisher's webhook-signing keys, newest
+	// first: the active key, then retired ones.
+	SigningKeys(ctx context.Context, publisher string) ([]SigningKey, error)
+	// CreateSigningKey stores k as the publisher's active key when it has
+	// none: the first key, which replicas may race to create. ErrExists
+	// when the publisher already has an active key; nothing is stored.
+	CreateSigningKey(ctx context.Context, publisher string, k SigningKey) error
+	// RotateSigningKey retires the publisher's active key, if any, at
+	// k.CreatedAt and stores k as the active key, as one change.
+	RotateSigningKey(ctx context.Context, publisher string, k SigningKey) error
 
 	// Changes delivers the id of a publisher whose catalogue or rulebook
 	// changed, from this process or another sharing the storage. The

@@ -93,8 +93,16 @@ type Sender struct {
 	Backoff  time.Duration
 	Timeout  time.Duration
 	Now      func() time.Time
+	// Signer signs each delivery the buyer registered no legacy
+	// authentication for, under the RFC 9421 webhook profile.
+	Signer Signer
 
 	wg sync.WaitGroup
+}
+
+// Signer signs a webhook request, whose body is body, for a publisher.
+type Signer interface {
+	Sign(ctx context.Context, publisher string, req *http.Request, body []byte) error
 }
 
 // New returns a sender with production defaults: 8 attempts over about
@@ -151,7 +159,7 @@ func (s *Sender) deliver(ctx context.Context, publisher string, t store.Task) er
 	wait := s.Backoff
 	for d.Attempts < s.Attempts {
 		d.Attempts++
-		err = s.post(ctx, t.Webhook, body)
+		err = s.post(ctx, publisher, t.Webhook, body)
 		if err == nil {
 			now := s.Now().UTC()
 			d.DeliveredAt, d.LastError = &now, ""
@@ -203,8 +211,9 @@ type permanent struct{ error }
 
 // post sends one attempt. 2xx is delivered; 5xx, 429 and network errors
 // are retried; other statuses mean the receiver refuses the notification
-// and are not.
-func (s *Sender) post(ctx context.Context, w *store.Webhook, body []byte) error {
+// and are not. Each attempt is signed afresh: a new nonce and creation
+// time, so a retry is not a replay.
+func (s *Sender) post(ctx context.Context, publisher string, w *store.Webhook, body []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, s.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
@@ -223,6 +232,14 @@ func (s *Sender) post(ctx context.Context, w *store.Webhook, body []byte) error 
 		mac.Write(body)
 		req.Header.Set("X-ADCP-Timestamp", ts)
 		req.Header.Set("X-ADCP-Signature", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+	default:
+		// No legacy authentication: the profile's baseline, a signature.
+		// Only one mode is ever used for a delivery.
+		if s.Signer != nil {
+			if err := s.Signer.Sign(ctx, publisher, req, body); err != nil {
+				return err
+			}
+		}
 	}
 	resp, err := s.Client.Do(req)
 	if err != nil {

@@ -3,21 +3,26 @@ package webhook_test
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/internal/spectest"
+	"github.com/storefront/storefront/signing"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/store/memstore"
 	"github.com/storefront/storefront/webhook"
@@ -370,5 +375,63 @@ func TestDeliveryPolicy(t *testing.T) {
 	deliver(t, s, w, finished(t, s, nil, "completed", []byte(completedResult)))
 	if n := len(r.deliveries()); n != 0 {
 		t.Errorf("a task without a webhook was delivered %d times", n)
+	}
+}
+
+// TestSignedDelivery: a webhook registered without legacy authentication
+// is signed under the RFC 9421 webhook profile with the publisher's key,
+// every attempt afresh (a new nonce, the same body and idempotency key);
+// one registered with legacy authentication gets that and no signature.
+func TestSignedDelivery(t *testing.T) {
+	s := newStore(t)
+	keys := &signing.Keys{Store: s, Now: func() time.Time { return clock }}
+	r := newReceiver(t, 503, 503)
+	w := sender(s, webhook.Policy{AllowLoopback: true})
+	w.Signer = keys
+	task := finished(t, s, &store.Webhook{URL: r.URL + "/hooks/adcp?op=1", OperationID: "op-1"}, "completed", []byte(completedResult))
+	deliver(t, s, w, task)
+
+	set, err := keys.JWKS(context.Background(), demo.PublisherID)
+	if err != nil || len(set.Keys) != 1 {
+		t.Fatalf("JWKS = %+v, %v", set, err)
+	}
+	pub, _ := base64.RawURLEncoding.DecodeString(set.Keys[0].X)
+	got := r.deliveries()
+	if len(got) != 3 {
+		t.Fatalf("the receiver saw %d attempts, want 3", len(got))
+	}
+	nonces := map[string]bool{}
+	for i, d := range got {
+		input := d.header.Get("Signature-Input")
+		m := regexp.MustCompile(`;created=(\d+);expires=(\d+);nonce="([^"]+)";keyid="([^"]+)";alg="ed25519";tag="adcp/webhook-signing/v1"$`).FindStringSubmatch(input)
+		if m == nil || m[4] != set.Keys[0].Kid {
+			t.Fatalf("attempt %d Signature-Input = %q, want the profile's parameters and key %s", i+1, input, set.Keys[0].Kid)
+		}
+		if nonces[m[3]] {
+			t.Errorf("attempt %d reuses nonce %s", i+1, m[3])
+		}
+		nonces[m[3]] = true
+		if d.header.Get("Content-Digest") != signing.ContentDigest(d.body) || d.header.Get("X-ADCP-Signature") != "" {
+			t.Errorf("attempt %d: Content-Digest %q for its body, X-ADCP-Signature %q", i+1, d.header.Get("Content-Digest"), d.header.Get("X-ADCP-Signature"))
+		}
+		// Rebuild the request as the receiver saw it and check the
+		// signature over it with the published key.
+		req, _ := http.NewRequest(http.MethodPost, r.URL+"/hooks/adcp?op=1", nil)
+		req.Header = d.header
+		created, _ := strconv.ParseInt(m[1], 10, 64)
+		expires, _ := strconv.ParseInt(m[2], 10, 64)
+		base, _, err := signing.SignatureBase(req, signing.Params{Created: time.Unix(created, 0), Expires: time.Unix(expires, 0), Nonce: m[3], KeyID: m[4]})
+		sig, _ := base64.RawURLEncoding.DecodeString(strings.TrimSuffix(strings.TrimPrefix(d.header.Get("Signature"), "sig1=:"), ":"))
+		if err != nil || !ed25519.Verify(pub, []byte(base), sig) {
+			t.Errorf("attempt %d: the signature does not verify with the published key (%v)", i+1, err)
+		}
+	}
+
+	// Legacy HMAC: the buyer's choice, and no RFC 9421 signature beside it.
+	r2 := newReceiver(t)
+	hmacTask := finished(t, s, &store.Webhook{URL: r2.URL + "/hook", OperationID: "op-2", Scheme: "HMAC-SHA256", Credentials: strings.Repeat("k", 32)}, "completed", []byte(completedResult))
+	deliver(t, s, w, hmacTask)
+	if d := r2.deliveries(); len(d) != 1 || d[0].header.Get("X-ADCP-Signature") == "" || d[0].header.Get("Signature") != "" || d[0].header.Get("Signature-Input") != "" {
+		t.Errorf("an HMAC registration got headers %v, want the HMAC signature alone", d[0].header)
 	}
 }

@@ -53,6 +53,8 @@ type publisher struct {
 	// within LedgerRetain; zero while the whole chain is held.
 	checkpoint ledger.Entry
 	directives map[string]products.Directive
+	// signingKeys are newest first; at most the first is active.
+	signingKeys []store.SigningKey
 }
 
 // DefaultLedgerRetain is how many recent decisions per publisher the

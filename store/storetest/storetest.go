@@ -58,6 +58,8 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"PrincipalTasks", testPrincipalTasks},
 		{"SeededCatalogue", testSeededCatalogue},
 		{"SeedConcurrent", testSeedConcurrent},
+		{"SigningKeys", testSigningKeys},
+		{"SigningKeyRaces", testSigningKeyRaces},
 		{"Changes", testChanges},
 		{"Tenancy", testTenancy},
 		{"UnknownPublisher", testUnknownPublisher},
@@ -283,6 +285,9 @@ func testUnknownPublisher(t *testing.T, s store.Store) {
 		{"RecordDelivery", func() error { return s.RecordDelivery(ctx, ghost, owner, "task_1", store.Delivery{Attempts: 1}) }},
 		{"SeedProduct", func() error { _, err := s.SeedProduct(ctx, ghost, "sandbox-buyer", "run-1", p); return err }},
 		{"SeededCatalogue", func() error { _, _, err := s.SeededCatalogue(ctx, ghost, "sandbox-buyer"); return err }},
+		{"SigningKeys", func() error { _, err := s.SigningKeys(ctx, ghost); return err }},
+		{"CreateSigningKey", func() error { return s.CreateSigningKey(ctx, ghost, signingKey("k-ghost", 1)) }},
+		{"RotateSigningKey", func() error { return s.RotateSigningKey(ctx, ghost, signingKey("k-ghost", 1)) }},
 	}
 	for _, c := range calls {
 		if err := c.call(); !errors.Is(err, store.ErrNotFound) {

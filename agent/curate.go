@@ -1,0 +1,79 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/webhook"
+)
+
+// Curator decides the briefs the storefront accepts as tasks (the
+// products.Curation of --async-discovery): in the background, through the
+// same pipeline, then finishes the task with the answer and delivers the
+// task's webhook. The pipeline always answers (a failure is the error
+// arm), so every accepted task finishes.
+type Curator struct {
+	Store    store.Store
+	Webhooks *webhook.Sender
+	// Timeout bounds one decision.
+	Timeout time.Duration
+	Now     func() time.Time
+	Log     *slog.Logger
+
+	wg sync.WaitGroup
+}
+
+var _ products.Curation = (*Curator)(nil)
+
+// Curate implements products.Curation.
+func (c *Curator) Curate(publisher string, sub products.Submission, decide func(context.Context) products.Result) {
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer func() {
+			if r := recover(); r != nil {
+				c.Log.Error("curating a task panicked", "publisher", publisher, "task", sub.TaskID, "panic", r)
+			}
+		}()
+		timeout := c.Timeout
+		if timeout == 0 {
+			timeout = 2 * time.Minute
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		res := decide(ctx)
+		status := res.Outcome.Arm().String()
+		owner := store.TaskOwner{Account: sub.Account, Principal: sub.Principal}
+		now := time.Now
+		if c.Now != nil {
+			now = c.Now
+		}
+		t, err := c.Store.FinishTask(ctx, publisher, owner, sub.TaskID, status, res.Payload, now())
+		if errors.Is(err, store.ErrConflict) {
+			// Already finished, by the compliance controller in sandbox.
+			return
+		}
+		if err != nil {
+			c.Log.Error("finishing a curated task failed", "publisher", publisher, "task", sub.TaskID, "err", err)
+			return
+		}
+		if c.Webhooks != nil {
+			c.Webhooks.Deliver(ctx, publisher, t)
+		}
+	}()
+}
+
+// Wait waits for decisions in flight, up to ctx.
+func (c *Curator) Wait(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { c.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
