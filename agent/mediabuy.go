@@ -37,7 +37,8 @@ const (
 	listAccountsSchema = `{
   "type": "object",
   "description": "list_accounts request: the accounts these credentials may use.",
-  "properties": {"account": ` + accountRefSchema + `, "status": {"type": "string"}, "sandbox": {"type": "boolean"}, "context": {"type": "object"}},
+  "properties": {"account": ` + accountRefSchema + `, "status": {"type": "string"}, "sandbox": {"type": "boolean"},
+    "pagination": {"type": "object", "properties": {"max_results": {"type": "integer"}, "cursor": {"type": "string"}}}, "context": {"type": "object"}},
   "additionalProperties": true
 }`
 
@@ -183,6 +184,9 @@ func (a *Agent) accountCapabilities() map[string]any {
 	if a.Buying != nil {
 		caps["timezone"] = map[string]any{"mode": "account_fixed", "account_selection": "seller_assigned"}
 		caps["supported_account_currency_modes"] = []string{"per_media_buy"}
+		// sync_accounts refuses settings-update entries, operator identity
+		// changes among them.
+		caps["identity_updates"] = map[string]any{"supported": false}
 	}
 	return caps
 }

@@ -50,6 +50,10 @@ func TestMediaBuyToolsAtEveryVersion(t *testing.T) {
 			if a := synced["accounts"].([]any)[0].(map[string]any); a["status"] != "active" || a["timezone"] != "UTC" {
 				t.Errorf("sync_accounts = %v", a)
 			}
+			refused := call("sync_accounts", `{`+pin+`,`+key("agent")+`,"accounts":[{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example","billing":"agent"}]}`)
+			if e := refused["accounts"].([]any)[0].(map[string]any)["errors"].([]any)[0].(map[string]any); e["code"] != "BILLING_NOT_SUPPORTED" || e["details"].(map[string]any)["scope"] != "capability" {
+				t.Errorf("sync_accounts with agent billing = %v, want BILLING_NOT_SUPPORTED at the capability gate", e)
+			}
 			call("list_accounts", `{`+pin+`}`)
 			created := call("create_media_buy", `{`+pin+`,`+key("create")+`,"account":`+account+`,"brand":{"domain":"acme.example"},`+
 				`"start_time":"asap","end_time":"2027-03-01T00:00:00Z","packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":5000,`+

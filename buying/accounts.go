@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/mediabuy"
@@ -126,8 +127,8 @@ func (s *Service) SyncAccounts(ctx context.Context, c Call) Result {
 // syncOne provisions one entry. A per-entry problem is that entry's
 // failure, not the request's; only an outage is an error.
 func (s *Service) syncOne(ctx context.Context, c Call, path string, entry map[string]json.RawMessage, dryRun bool) (AccountWire, error) {
-	failed := func(code adcp.Code, field, msg string) (AccountWire, error) {
-		aw := AccountWire{Action: "failed", Status: "rejected", Errors: []outcome.Error{errorOf(baseScreen, code, path+"."+field, msg, nil)}}
+	failedWith := func(code adcp.Code, field, msg string, details map[string]any) (AccountWire, error) {
+		aw := AccountWire{Action: "failed", Status: "rejected", Errors: []outcome.Error{errorOf(baseScreen, code, path+"."+field, msg, details)}}
 		var brand BrandWire
 		if json.Unmarshal(entry["brand"], &brand) == nil && brand.Domain != "" {
 			aw.Brand = &brand
@@ -135,6 +136,7 @@ func (s *Service) syncOne(ctx context.Context, c Call, path string, entry map[st
 		_ = json.Unmarshal(entry["operator"], &aw.Operator)
 		return aw, nil
 	}
+	failed := func(code adcp.Code, field, msg string) (AccountWire, error) { return failedWith(code, field, msg, nil) }
 	if _, ok := entry["account"]; ok {
 		return failed(adcp.UnsupportedProvisioning, "account", "settings-update entries are not supported by this seller: send brand, operator and billing")
 	}
@@ -173,7 +175,9 @@ func (s *Service) syncOne(ctx context.Context, c Call, path string, entry map[st
 	case e.Billing == "":
 		return failed(adcp.InvalidRequest, "billing", "billing is required")
 	case !slices.Contains(SupportedBilling, e.Billing):
-		return failed(adcp.BillingNotSupported, "billing", "this seller invoices the operator only: send billing operator")
+		// The seller-wide gate (error-details/billing-not-supported.json).
+		return failedWith(adcp.BillingNotSupported, "billing", "this seller invoices the operator only: send billing operator",
+			map[string]any{"scope": "capability", "supported_billing": SupportedBilling})
 	case e.PaymentTerms != "" && !slices.Contains(paymentTerms, e.PaymentTerms):
 		return failed(adcp.PaymentTermsNotSupported, "payment_terms", "payment_terms must be one of net_15, net_30, net_45, net_60, net_90 or prepay")
 	case e.Timezone != nil:
@@ -260,7 +264,7 @@ func (s *Service) ListAccounts(ctx context.Context, c Call) Result {
 		Status     string          `json:"status"`
 		Sandbox    *bool           `json:"sandbox"`
 		Pagination *struct {
-			MaxResults int    `json:"max_results"`
+			MaxResults *int   `json:"max_results"`
 			Cursor     string `json:"cursor"`
 		} `json:"pagination"`
 	}
@@ -308,6 +312,20 @@ func (s *Service) ListAccounts(ctx context.Context, c Call) Result {
 		Pagination  *outcome.Page   `json:"pagination,omitempty"`
 		Context     json.RawMessage `json:"context,omitempty"`
 	}{Status: "completed", AdcpVersion: a.env.Version.String(), Accounts: []AccountWire{}, Context: a.env.Context}
+	size := mediabuy.DefaultPageSize
+	cursor := ""
+	if w.Pagination != nil {
+		if w.Pagination.MaxResults != nil {
+			size = *w.Pagination.MaxResults
+		}
+		cursor = w.Pagination.Cursor
+	}
+	if size < 1 || size > mediabuy.MaxPageSize {
+		return a.fail(ctx, false, errorOf(baseScreen, adcp.ValidationError, "pagination.max_results",
+			fmt.Sprintf("max_results is 1 to %d", mediabuy.MaxPageSize), nil))
+	}
+	slices.SortFunc(candidates, func(x, y store.Account) int { return strings.Compare(x.ID, y.ID) })
+	var match []AccountWire
 	for _, acct := range candidates {
 		aw, err := s.accountWire(ctx, c.Publisher, acct)
 		if err != nil {
@@ -316,10 +334,19 @@ func (s *Service) ListAccounts(ctx context.Context, c Call) Result {
 		if (w.Status != "" && aw.Status != w.Status) || (w.Sandbox != nil && aw.Sandbox != *w.Sandbox) {
 			continue
 		}
-		out.Accounts = append(out.Accounts, aw)
+		match = append(match, aw)
 	}
-	total := len(out.Accounts)
-	out.Pagination = &outcome.Page{Total: &total}
+	offset, ok := cursorOffset("ac:", cursor, len(match))
+	if !ok {
+		return a.fail(ctx, false, errorOf(baseScreen, adcp.InvalidRequest, "pagination.cursor", "the cursor is not one this seller issued for this query", nil))
+	}
+	end := min(offset+size, len(match))
+	out.Accounts = append(out.Accounts, match[offset:end]...)
+	total := len(match)
+	out.Pagination = &outcome.Page{HasMore: end < total, Total: &total}
+	if end < total {
+		out.Pagination.Cursor = cursorAt("ac:", end)
+	}
 	payload, err := encode(out)
 	if err != nil {
 		return a.internal(err)

@@ -52,7 +52,7 @@ func (s *Service) Get(ctx context.Context, c Call) Result {
 			match = append(match, buys[i])
 		}
 	}
-	offset, ok := cursorOffset(req.Cursor, len(match))
+	offset, ok := cursorOffset("mb:", req.Cursor, len(match))
 	if !ok {
 		return a.fail(ctx, false, errorOf(baseScreen, adcp.InvalidRequest, "pagination.cursor", "the cursor is not one this seller issued for this query", nil))
 	}
@@ -71,7 +71,7 @@ func (s *Service) Get(ctx context.Context, c Call) Result {
 	total := len(match)
 	w.Pagination = &outcome.Page{HasMore: end < total, Total: &total}
 	if end < total {
-		w.Pagination.Cursor = base64.RawURLEncoding.EncodeToString([]byte("mb:" + strconv.Itoa(end)))
+		w.Pagination.Cursor = cursorAt("mb:", end)
 	}
 	payload, err := encode(w)
 	if err != nil {
@@ -80,16 +80,23 @@ func (s *Service) Get(ctx context.Context, c Call) Result {
 	return Result{Payload: payload}
 }
 
-func cursorOffset(cursor string, total int) (int, bool) {
+// cursorOffset reads a cursor cursorAt issued with the same prefix: the
+// offset of the next page.
+func cursorOffset(prefix, cursor string, total int) (int, bool) {
 	if cursor == "" {
 		return 0, true
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	if err != nil || !strings.HasPrefix(string(raw), "mb:") {
+	if err != nil || !strings.HasPrefix(string(raw), prefix) {
 		return 0, false
 	}
-	n, err := strconv.Atoi(string(raw[3:]))
+	n, err := strconv.Atoi(string(raw[len(prefix):]))
 	return n, err == nil && n >= 0 && n <= total
+}
+
+// cursorAt is the cursor of the page that starts at offset.
+func cursorAt(prefix string, offset int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(prefix + strconv.Itoa(offset)))
 }
 
 // Delivery runs get_media_buy_delivery: sums of what was reported, never

@@ -246,21 +246,33 @@ func (c *Controller) seedMediaBuy(ctx context.Context, publisher string, p produ
 	if !ok {
 		return nil, fail(InvalidParams, "params.fixture.status must be a media buy status")
 	}
-	start, err1 := time.Parse(time.RFC3339Nano, fx.StartTime)
-	end, err2 := time.Parse(time.RFC3339Nano, fx.EndTime)
-	if err1 != nil || err2 != nil || !end.After(start) {
-		return nil, fail(InvalidParams, "params.fixture needs start_time before end_time, as ISO 8601 date-times")
+	now := c.now()
+	var start, end time.Time
+	if fx.StartTime == "" && fx.EndTime == "" {
+		// A fixture that names only a status gets a flight that gives it.
+		start, end = fixtureFlight(status, now)
+	} else {
+		var err1, err2 error
+		start, err1 = time.Parse(time.RFC3339Nano, fx.StartTime)
+		end, err2 = time.Parse(time.RFC3339Nano, fx.EndTime)
+		if err1 != nil || err2 != nil || !end.After(start) {
+			return nil, fail(InvalidParams, "params.fixture needs start_time before end_time, as ISO 8601 date-times (or neither)")
+		}
 	}
-	if len(fx.Packages) == 0 {
-		return nil, fail(InvalidParams, "params.fixture.packages must list at least one package")
+	if len(fx.Packages) == 0 && !currencyCode(fx.Currency) {
+		return nil, fail(InvalidParams, "params.fixture needs packages, or a currency for a buy without packages")
 	}
 	acctKey, sandbox, f := c.fixtureAccount(ctx, publisher, p, fx.Account)
 	if f != nil {
 		return nil, f
 	}
-	snap, err := c.Snaps.SeededSnapshot(ctx, publisher, p.ID)
-	if err != nil || snap == nil {
-		return nil, fail(NotFound, "seed the products of a media buy fixture first (seed_product, seed_pricing_option)")
+	var catalogue *products.Catalogue
+	if len(fx.Packages) > 0 {
+		snap, err := c.Snaps.SeededSnapshot(ctx, publisher, p.ID)
+		if err != nil || snap == nil {
+			return nil, fail(NotFound, "seed the products of a media buy fixture first (seed_product, seed_pricing_option)")
+		}
+		catalogue = snap.Catalogue
 	}
 	reqs := make([]mediabuy.PackageRequest, len(fx.Packages))
 	for i, pk := range fx.Packages {
@@ -280,7 +292,7 @@ func (c *Controller) seedMediaBuy(ctx context.Context, publisher string, p produ
 			reqs[i].Assignments = append(reqs[i].Assignments, mediabuy.Assignment{CreativeID: ref})
 		}
 	}
-	pkgs, currency, r := mediabuy.Resolve(snap.Catalogue, reqs, func(i int) string { return fx.Packages[i].PackageID })
+	pkgs, currency, r := mediabuy.Resolve(catalogue, reqs, func(i int) string { return fx.Packages[i].PackageID })
 	if r != nil {
 		return nil, fail(InvalidParams, "params.fixture.%s: %s", r.Field, r.Message)
 	}
@@ -289,10 +301,12 @@ func (c *Controller) seedMediaBuy(ctx context.Context, publisher string, p produ
 			return nil, fail(InvalidParams, "params.fixture.packages[%d].package_id is required", i)
 		}
 	}
+	if len(fx.Packages) == 0 {
+		currency = fx.Currency
+	}
 	if fx.Currency != "" && fx.Currency != currency {
 		return nil, fail(InvalidParams, "params.fixture.currency is %s but its pricing options are in %s", fx.Currency, currency)
 	}
-	now := c.now()
 	domain := fx.Brand.Domain
 	if domain == "" {
 		var a struct {
@@ -315,7 +329,7 @@ func (c *Controller) seedMediaBuy(ctx context.Context, publisher string, p produ
 		return nil, fail(InvalidParams, "the fixture's facts (flight, creatives, hold) give status %s, not %s", got, status)
 	}
 	created := mediabuy.Event{Revision: 1, At: now, Actor: "compliance", Action: "created", Summary: "seeded"}
-	err = c.Store.CreateBuy(ctx, publisher, b, created)
+	err := c.Store.CreateBuy(ctx, publisher, b, created)
 	if errors.Is(err, store.ErrExists) {
 		// Seeding again (a new run) replaces the caller's own fixture.
 		old, rerr := c.Store.Buy(ctx, publisher, id)
@@ -391,4 +405,31 @@ func (c *Controller) forceAccountStatus(ctx context.Context, publisher string, p
 		return nil, fail(InternalError, "the account could not be updated")
 	}
 	return []kv{{"success", true}, {"previous_state", previous}, {"current_state", status}}, nil
+}
+
+// fixtureFlight is a flight that gives a fixture without dates the status
+// it names: under way for the live statuses, next week for pending_start,
+// last month for completed.
+func fixtureFlight(s mediabuy.Status, now time.Time) (time.Time, time.Time) {
+	day := now.UTC().Truncate(24 * time.Hour)
+	switch s {
+	case mediabuy.PendingStart:
+		return day.AddDate(0, 0, 7), day.AddDate(0, 0, 37)
+	case mediabuy.Completed:
+		return day.AddDate(0, 0, -31), day.AddDate(0, 0, -1)
+	}
+	return day.AddDate(0, 0, -1), day.AddDate(0, 0, 30)
+}
+
+// currencyCode reports whether s is shaped as an ISO 4217 code.
+func currencyCode(s string) bool {
+	if len(s) != 3 {
+		return false
+	}
+	for _, r := range s {
+		if r < 'A' || r > 'Z' {
+			return false
+		}
+	}
+	return true
 }

@@ -105,3 +105,72 @@ func TestForceAccountStatus(t *testing.T) {
 		t.Errorf("reopening a closed account = %v, want INVALID_TRANSITION", m)
 	}
 }
+
+// TestSeedAccountsAndPage seeds sandbox accounts under ids the fixture
+// names and pages through them with list_accounts; seeding the same fixture
+// again changes nothing, another fixture under the same id is refused.
+func TestSeedAccountsAndPage(t *testing.T) {
+	env := testenv.Start(t, "--sandbox")
+	cs := kittest.Connect(t, env.BaseURL, kittest.Kit)
+	seed := func(n, status string) map[string]any {
+		return kittest.Control(t, cs, "seed_account", `{"account_id":"acct_seeded_`+n+`","fixture":{"brand":{"domain":"seeded-`+n+`.example"},`+
+			`"operator":"seeded-agency.example","billing":"operator","sandbox":true,"status":"`+status+`"}}`)
+	}
+	for _, n := range []string{"1", "2", "3"} {
+		kittest.MustSucceed(t, seed(n, "active"))
+	}
+	kittest.MustSucceed(t, seed("1", "active"))
+	if m := seed("1", "suspended"); m["error"] != "INVALID_STATE" {
+		t.Errorf("reseeding with another status = %v, want INVALID_STATE", m)
+	}
+	if m := kittest.Control(t, cs, "seed_account", `{"account_id":"acct_seeded_1","fixture":{"brand":{"domain":"other.example"},"operator":"seeded-agency.example"}}`); m["error"] != "INVALID_STATE" {
+		t.Errorf("reseeding an id with another identity = %v, want INVALID_STATE", m)
+	}
+	if m := kittest.Control(t, cs, "seed_account", `{"account_id":"acct_seeded_4","fixture":{"brand":{"domain":"seeded-4.example"},"operator":"seeded-agency.example","billing":"advertiser"}}`); m["error"] != "INVALID_PARAMS" {
+		t.Errorf("seeding a billing model the seller lacks = %v, want INVALID_PARAMS", m)
+	}
+	seen := map[string]bool{}
+	cursor := ""
+	for page := 0; ; page++ {
+		args := `{"sandbox":true,"pagination":{"max_results":2}}`
+		if cursor != "" {
+			args = `{"sandbox":true,"pagination":{"max_results":2,"cursor":"` + cursor + `"}}`
+		}
+		_, got := kittest.Call(t, cs, "list_accounts", args)
+		spectest.Validate(t, "account/list-accounts-response.json", got)
+		m := kittest.Decode(t, got)
+		accts := m["accounts"].([]any)
+		if len(accts) > 2 {
+			t.Fatalf("page %d has %d accounts, max_results is 2", page, len(accts))
+		}
+		for _, a := range accts {
+			seen[a.(map[string]any)["account_id"].(string)] = true
+		}
+		p := m["pagination"].(map[string]any)
+		if p["has_more"] != true {
+			if _, ok := p["cursor"]; ok {
+				t.Errorf("the last page carries a cursor: %v", p)
+			}
+			break
+		}
+		cursor, _ = p["cursor"].(string)
+		if cursor == "" || page > 10 {
+			t.Fatalf("has_more without a cursor: %v", p)
+		}
+	}
+	for _, n := range []string{"1", "2", "3"} {
+		if !seen["acct_seeded_"+n] {
+			t.Errorf("acct_seeded_%s was not listed: %v", n, seen)
+		}
+	}
+	if _, got := kittest.Call(t, cs, "list_accounts", `{"pagination":{"cursor":"bm90LW91cnM"}}`); kittest.Decode(t, got)["adcp_error"] == nil {
+		t.Errorf("a cursor this seller did not issue = %s, want an error", got)
+	}
+	// A fixture that names only a status, as get_media_buys_pagination_integrity seeds.
+	kittest.MustSucceed(t, kittest.Control(t, cs, "seed_media_buy", `{"media_buy_id":"mb_minimal","fixture":{"status":"active","currency":"USD"}}`))
+	_, read := kittest.Call(t, cs, "get_media_buys", `{"media_buy_ids":["mb_minimal"]}`)
+	spectest.Validate(t, "media-buy/get-media-buys-response.json", read)
+	if buys := kittest.Decode(t, read)["media_buys"].([]any); len(buys) != 1 || buys[0].(map[string]any)["status"] != "active" {
+		t.Errorf("the minimal fixture reads back as %s", read)
+	}
+}
