@@ -90,6 +90,21 @@ const KIT_OVERRIDES = {
 //    VALIDATION_ERROR answer but does not mark the step expect_error, so
 //    the runner counts the error it asked for as a failed step; its own
 //    checks (response_schema, errors[0].code, errors[0].field) pass.
+//  - idempotency's create_media_buy steps name the seeded fixture
+//    test-product / test-pricing, which the runner's request builder treats
+//    as placeholders as above and sends with pricing_option_id "default";
+//    the first buy is rightly refused, so no media_buy_id is captured and
+//    the replay, conflict and fresh-key phases cascade-skip (the missing-key
+//    phase passes; agent/mediabuy_test.go TestMediaBuyIdempotency and
+//    storetest cover the rest);
+//  - billing_gate_dispatch: the runner ignores a phase's
+//    requires_capability, so it runs capability_gate_operator (gated on
+//    supported_billing not containing operator, which this seller offers:
+//    the sync rightly succeeds) and per_agent_gate_reject (gated on
+//    supported_billing containing agent, which this seller does not offer:
+//    agent billing is rightly refused at the capability gate,
+//    BILLING_NOT_SUPPORTED with scope capability, which the
+//    capability_gate_agent phase grades and passes).
 const ALLOWED = new Set([
   'media_buy_seller/get_products_rejected|rejected_discovery_response|get_products_rejected|response_schema',
   'media_buy_seller/get_products_async|submitted_discovery_response|get_products_submitted|response_schema',
@@ -107,6 +122,12 @@ const ALLOWED = new Set([
   'deterministic_testing|deterministic_media_buy|create_media_buy|capture_path_not_resolvable',
   'deterministic_testing|deterministic_delivery|create_media_buy_for_delivery|capture_path_not_resolvable',
   'deterministic_testing|deterministic_budget|create_media_buy_for_budget|capture_path_not_resolvable',
+  'idempotency|replay_same_payload|create_media_buy_initial|field_present',
+  'idempotency|replay_same_payload|create_media_buy_initial|capture_path_not_resolvable',
+  'billing_gate_dispatch|capability_gate_operator|sync_accounts_unsupported_operator_billing|field_value',
+  'billing_gate_dispatch|per_agent_gate_reject|sync_accounts_passthrough_rejects_agent|field_value',
+  'billing_gate_dispatch|per_agent_gate_reject|sync_accounts_passthrough_rejects_agent|field_present',
+  'billing_gate_dispatch|per_agent_gate_reject|sync_accounts_passthrough_rejects_agent|capture_path_not_resolvable',
 ]);
 
 // Steps that must run, not be skipped: what a storyboard exists to grade

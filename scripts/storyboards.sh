@@ -61,6 +61,12 @@ STORYBOARDS=(
   protocols/media-buy/scenarios/account_timezone_seller_fixed.yaml
   protocols/media-buy/scenarios/account_timezone_buyer_selected.yaml
   protocols/media-buy/scenarios/typed_proposal_negotiation.yaml
+  # Universal storyboards that grade the media-buy and account tools.
+  universal/idempotency.yaml
+  universal/get-media-buys-pagination-integrity.yaml
+  universal/pagination-integrity-list-accounts.yaml
+  universal/billing-gate-dispatch.yaml
+  universal/account-identity-reconciliation.yaml
 )
 
 work="$(mktemp -d)"
