@@ -757,7 +757,7 @@ func TestBadInput(t *testing.T) {
 		{"1.0 no data part", v1(`[{"text":"get me products"}]`), profileHeader, -32602, "missing_invocation_datapart"},
 		{"1.0 several data parts", v1(`[` + ok1 + `,{"data":{"skill":"get_products","input":{}}}]`), profileHeader, -32602, "multiple_invocation_dataparts"},
 		{"1.0 advisory text is fine", v1(`[{"text":"AdCP task"},` + ok1 + `]`), profileHeader, 0, ""},
-		{"1.0 unknown skill", v1(`[{"data":{"skill":"create_media_buy","input":{}}}]`), profileHeader, -32602, "unknown_skill"},
+		{"1.0 unknown skill", v1(`[{"data":{"skill":"acquire_rights","input":{}}}]`), profileHeader, -32602, "unknown_skill"},
 		{"1.0 controller outside sandbox", v1(`[{"data":{"skill":"comply_test_controller","input":{"scenario":"list_scenarios"}}}]`), profileHeader, -32602, "unknown_skill"},
 		{"1.0 input is an array", v1(`[{"data":{"skill":"get_products","input":["brief"]}}]`), profileHeader, -32602, "invalid_input"},
 		{"1.0 input is a string", v1(`[{"data":{"skill":"get_products","input":"coffee"}}]`), profileHeader, -32602, "invalid_input"},

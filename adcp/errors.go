@@ -41,6 +41,20 @@ const (
 	InvalidParams       Code = "INVALID_PARAMS"
 	InternalError       Code = "INTERNAL_ERROR"
 	StaleResponse       Code = "STALE_RESPONSE"
+
+	// The media-buy and account tasks'.
+	MediaBuyNotFound         Code = "MEDIA_BUY_NOT_FOUND"
+	PackageNotFound          Code = "PACKAGE_NOT_FOUND"
+	NotCancellable           Code = "NOT_CANCELLABLE"
+	InvalidState             Code = "INVALID_STATE"
+	TermsRejected            Code = "TERMS_REJECTED"
+	Conflict                 Code = "CONFLICT"
+	AccountSuspended         Code = "ACCOUNT_SUSPENDED"
+	AccountPaymentRequired   Code = "ACCOUNT_PAYMENT_REQUIRED"
+	AccountSetupRequired     Code = "ACCOUNT_SETUP_REQUIRED"
+	BillingNotSupported      Code = "BILLING_NOT_SUPPORTED"
+	PaymentTermsNotSupported Code = "PAYMENT_TERMS_NOT_SUPPORTED"
+	UnsupportedProvisioning  Code = "UNSUPPORTED_PROVISIONING"
 )
 
 // recoveries is the one table from code to recovery class.
@@ -69,6 +83,19 @@ var recoveries = map[Code]Recovery{
 	InvalidParams:       Correctable,
 	InternalError:       Transient,
 	StaleResponse:       Transient,
+
+	MediaBuyNotFound:         Correctable,
+	PackageNotFound:          Correctable,
+	NotCancellable:           Correctable,
+	InvalidState:             Correctable,
+	TermsRejected:            Correctable,
+	Conflict:                 Transient,
+	AccountSuspended:         Terminal,
+	AccountPaymentRequired:   Terminal,
+	AccountSetupRequired:     Correctable,
+	BillingNotSupported:      Correctable,
+	PaymentTermsNotSupported: Correctable,
+	UnsupportedProvisioning:  Correctable,
 }
 
 // Recovery returns the recovery class of c. Codes outside the table are

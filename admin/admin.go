@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/storefront/storefront/buying"
 	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/products"
@@ -38,6 +39,10 @@ type Handler struct {
 
 	backtestOnce sync.Once
 	backtestSlot chan struct{}
+	// Buying decides orders (orders.go); Notify sends the buyer the
+	// webhook of a decided order's task.
+	Buying *buying.Service
+	Notify buying.Notify
 }
 
 // MaxBody is the largest admin request body, in bytes.
@@ -90,6 +95,7 @@ func (h *Handler) Mount(e *echo.Echo) {
 	p.GET("/accounts", h.listAccounts)
 	p.PUT("/accounts/:id", h.putAccount)
 	p.POST("/buyer-tokens", h.createBuyerToken)
+	h.mountBuying(p)
 
 	p.GET("/tokens", h.listTokens)
 	p.POST("/tokens", h.createToken)

@@ -188,7 +188,7 @@ func TestImportAndExport(t *testing.T) {
 			t.Fatalf("decisions export = %d records, want %d and a header (%v)", len(recs), want, err)
 		}
 		for _, rec := range recs[1:] {
-			if rec[2] != "rejected" || rec[12] == "" {
+			if rec[2] != "get_products" || rec[3] != "rejected" || rec[13] == "" {
 				t.Fatalf("an exported decision is %v", rec)
 			}
 		}

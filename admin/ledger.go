@@ -23,6 +23,7 @@ type Decision struct {
 	Time            time.Time `json:"time"`
 	Account         string    `json:"account,omitempty"`
 	Principal       string    `json:"principal,omitempty"`
+	Task            string    `json:"task"`
 	Arm             string    `json:"arm"`
 	Slug            string    `json:"slug,omitempty"`
 	RuleIDs         []string  `json:"rule_ids"`
@@ -41,7 +42,7 @@ func decisionOf(e ledger.Entry) Decision {
 		ids = []string{}
 	}
 	return Decision{
-		Sequence: e.Sequence, Time: e.Time, Account: e.Account, Principal: e.Principal, Arm: e.Arm, Slug: e.Slug,
+		Sequence: e.Sequence, Time: e.Time, Account: e.Account, Principal: e.Principal, Task: taskName(e.Task), Arm: e.Arm, Slug: e.Slug,
 		RuleIDs: ids, RulebookVersion: e.RulebookVersion, RequestDigest: e.RequestDigest,
 		ResponseDigest: e.ResponseDigest, Sandbox: e.Sandbox, Forced: e.Forced, Hash: e.Hash, PrevHash: e.PrevHash,
 	}
@@ -66,6 +67,15 @@ func pageOf(q url.Values, v *problem.Invalid, def int) (limit int, before int64)
 		before = n
 	}
 	return limit, before
+}
+
+// taskName names an entry's task: the ledger leaves get_products unnamed,
+// as every entry was before other tasks were recorded.
+func taskName(task string) string {
+	if task == "" {
+		return "get_products"
+	}
+	return task
 }
 
 // filter reads the decision filter from the query string.
@@ -266,7 +276,9 @@ func (h *Handler) statsFor(ctx context.Context, publisher string, days int) (Sta
 			}
 			st.PerDay[day][e.Slug]++
 		}
-		if e.Account == "" {
+		// Returns are about briefs: a decision of another task (a media
+		// buy) neither opens nor answers one.
+		if e.Account == "" || e.Task != "" {
 			return nil
 		}
 		if slug, ok := open[e.Account]; ok {

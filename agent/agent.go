@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/buying"
 	"github.com/storefront/storefront/compliance"
 	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/outcome"
@@ -63,6 +64,8 @@ type Agent struct {
 	// Controller serves comply_test_controller; it is registered only in
 	// sandbox mode.
 	Controller *compliance.Controller
+	// Buying runs the media-buy tools once EnableBuying registers them.
+	Buying *buying.Service
 	// WebhooksSigned is set when task webhooks are signed under the RFC
 	// 9421 webhook profile; the capabilities then declare it, as a seller
 	// that emits webhooks must.

@@ -22,13 +22,13 @@ const (
 	InFlight  = 60 * time.Second
 )
 
-// idempotent runs a get_products call under its idempotency_key, if it has
+// idempotent runs a call of tool under its idempotency_key, if it has
 // one. The same key with the same payload, from the same principal for
 // the same account, replays the cached answer marked replayed: true,
 // without a new decision, a second directive or a second task. The same
 // key with a different payload is IDEMPOTENCY_CONFLICT.
-func (a *Agent) idempotent(ctx context.Context, c Call, p products.Principal, run func() Reply) Reply {
-	key, scope, hash, ok := idempotencyOf(c.Args, p)
+func (a *Agent) idempotent(ctx context.Context, c Call, p products.Principal, tool string, run func() Reply) Reply {
+	key, scope, hash, ok := idempotencyOf(c.Args, p, tool)
 	if !ok {
 		return run()
 	}
@@ -110,7 +110,7 @@ func markReplayed(payload []byte) []byte {
 // idempotencyOf extracts the key, the scope (principal, account, tool) and
 // the canonical request hash (the request without its key, with object
 // members sorted).
-func idempotencyOf(args []byte, p products.Principal) (key, scope, hash string, ok bool) {
+func idempotencyOf(args []byte, p products.Principal, tool string) (key, scope, hash string, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.UseNumber()
 	var m map[string]any
@@ -135,7 +135,7 @@ func idempotencyOf(args []byte, p products.Principal) (key, scope, hash string, 
 	account, _ := json.Marshal(m["account"])
 	canon, _ := json.Marshal(m)
 	sum := sha256.Sum256(canon)
-	return k, "get_products|" + p.ID + "|" + string(account), hex.EncodeToString(sum[:]), true
+	return k, tool + "|" + p.ID + "|" + string(account), hex.EncodeToString(sum[:]), true
 }
 
 func idempotencyKeyOK(k string) bool {

@@ -44,7 +44,7 @@ const listTasksSchema = `{
 func (a *Agent) taskStatusTool(name string) *Tool {
 	return &Tool{
 		Name:        name,
-		Description: "Read the status of an asynchronous task (a submitted get_products), and its result once it has finished. Tasks are visible only to the account and credentials that created them.",
+		Description: "Read the status of an asynchronous task (a submitted get_products or create_media_buy), and its result once it has finished. Tasks are visible only to the account and credentials that created them.",
 		InputSchema: json.RawMessage(taskStatusSchema),
 		handle:      a.taskStatus,
 	}

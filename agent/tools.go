@@ -103,14 +103,9 @@ func (a *Agent) getProductsTool() *Tool {
 		Anonymous:   true,
 		handle: func(ctx context.Context, c Call, p products.Principal, authErr error) Reply {
 			if authErr != nil {
-				pin, major, ctxRaw, _ := envelopeOf(c.Args)
-				v, err := adcp.Negotiate(pin, major)
-				if err != nil {
-					v = adcp.Default
-				}
-				return reply(authFailure(outcome.Envelope{Version: v, Context: ctxRaw}, authErr))
+				return authReply(c, authErr)
 			}
-			return a.idempotent(ctx, c, p, func() Reply {
+			return a.idempotent(ctx, c, p, "get_products", func() Reply {
 				return ReplyFor(a.Products.GetProducts(ctx, products.Call{PublisherID: c.Publisher, Principal: p, Args: c.Args}))
 			})
 		},
@@ -178,17 +173,9 @@ func (a *Agent) capabilities(env outcome.Envelope, snap *products.Snapshot) []by
 			},
 		}},
 		{"supported_protocols", []string{"media_buy"}},
-		{"account", map[string]any{
-			"supported_billing":     []string{"operator"},
-			"require_operator_auth": false,
-			"required_for_products": false,
-			"sandbox":               a.Sandbox,
-		}},
-		{"media_buy", map[string]any{
-			"supported_pricing_models": []string{"cpm"},
-			"buying_modes":             []string{"brief", "wholesale", "refine"},
-			"portfolio":                portfolio,
-		}},
+		{"account", a.accountCapabilities()},
+		{"media_buy", a.mediaBuyCapabilities(portfolio)},
+		{"creative", map[string]any{"has_creative_library": false}},
 		{"ext", map[string]any{outcome.Namespace: map[string]any{"decline_vocabulary": VocabularyMeta()}}},
 	}
 	if a.WebhooksSigned {

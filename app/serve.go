@@ -12,6 +12,7 @@ import (
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/bench"
+	"github.com/storefront/storefront/buying"
 	"github.com/storefront/storefront/compliance"
 	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/demo"
@@ -115,6 +116,15 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 	a := agent.New(buyers, svc, snaps, controller, m.log)
 	a.WebhooksSigned = true
+	// The media-buy tools run through the same counting store as
+	// get_products, and are registered before the tool label's set is
+	// read from the agent.
+	buy := &buying.Service{Store: buyers, Snapshots: snaps, Accounts: store.Accounts{Store: buyers}, Ledger: store.Ledger{Store: buyers},
+		WebhookAllowed: policy.Check, Now: m.Now, Log: m.log}
+	if m.Sandbox {
+		buy.Seeds, buy.Directives = snaps, store.Directives{Store: buyers}
+	}
+	a.EnableBuying(buy)
 	a.Metrics = mx
 	var tools []string
 	for _, t := range a.Tools() {
@@ -122,7 +132,7 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 	mx.SetTools(tools)
 	adm := &admin.Handler{
-		Store: s, Snaps: snaps, Keys: keys, Log: m.log, Now: m.Now, Metrics: mx,
+		Store: s, Snaps: snaps, Keys: keys, Log: m.log, Now: m.Now, Metrics: mx, Buying: buy, Notify: hooks.Deliver,
 		Preview: &products.Service{Snapshots: snaps, Accounts: admin.PreviewAccounts{Store: s}, Now: m.Now, Log: m.log},
 	}
 	m.Server = server.New(server.Config{

@@ -19,7 +19,8 @@ import (
 
 // Scenarios are the canonical scenarios the controller implements, in the
 // order list_scenarios reports them. Aliases are accepted but not listed.
-var Scenarios = []string{"force_get_products_arm", "force_task_completion", "force_upstream_unavailable", "seed_product", "seed_pricing_option"}
+var Scenarios = []string{"force_get_products_arm", "force_create_media_buy_arm", "force_task_completion", "force_upstream_unavailable",
+	"force_account_status", "simulate_delivery", "seed_product", "seed_pricing_option", "seed_creative", "seed_media_buy", "seed_account"}
 
 // aliases map accepted alternative names onto canonical scenarios.
 var aliases = map[string]string{"force_get_products_rejected": "force_get_products_arm"}
@@ -31,6 +32,7 @@ const (
 	InvalidParams     = "INVALID_PARAMS"
 	NotFound          = "NOT_FOUND"
 	InvalidTransition = "INVALID_TRANSITION"
+	InvalidState      = "INVALID_STATE"
 	InternalError     = "INTERNAL_ERROR"
 	maxResultBytes    = 256 << 10
 )
@@ -96,8 +98,20 @@ func (c *Controller) Handle(ctx context.Context, publisher string, p products.Pr
 		body = []kv{{"success", true}, {"scenarios", Scenarios}}
 	case "force_get_products_arm":
 		body, f = c.forceArm(ctx, publisher, p, account, req)
+	case "force_create_media_buy_arm":
+		body, f = c.forceCreateArm(ctx, publisher, p, account, req)
 	case "force_task_completion":
 		body, f = c.completeTask(ctx, publisher, p, account, req)
+	case "force_account_status":
+		body, f = c.forceAccountStatus(ctx, publisher, p, req)
+	case "simulate_delivery":
+		body, f = c.simulateDelivery(ctx, publisher, p, req)
+	case "seed_creative":
+		body, f = c.seedCreative(req)
+	case "seed_media_buy":
+		body, f = c.seedMediaBuy(ctx, publisher, p, req)
+	case "seed_account":
+		body, f = c.seedAccount(ctx, publisher, p, req)
 	case "force_upstream_unavailable":
 		body, f = c.forceStale(ctx, publisher, p, account, req)
 	case "seed_product":

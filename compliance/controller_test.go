@@ -18,7 +18,8 @@ func TestListScenarios(t *testing.T) {
 	cs := kittest.Connect(t, env.BaseURL, kittest.Kit)
 	m := kittest.Control(t, cs, "list_scenarios", "")
 	kittest.MustSucceed(t, m)
-	want := []any{"force_get_products_arm", "force_task_completion", "force_upstream_unavailable", "seed_product", "seed_pricing_option"}
+	want := []any{"force_get_products_arm", "force_create_media_buy_arm", "force_task_completion", "force_upstream_unavailable",
+		"force_account_status", "simulate_delivery", "seed_product", "seed_pricing_option", "seed_creative", "seed_media_buy", "seed_account"}
 	if diff := cmp.Diff(want, m["scenarios"]); diff != "" {
 		t.Errorf("scenarios (-want +got):\n%s", diff)
 	}

@@ -86,16 +86,8 @@ func (c *Controller) forceArm(ctx context.Context, publisher string, p products.
 		if f := forbidden(req, arm, "reason", "suggestions"); f != nil {
 			return nil, f
 		}
-		if ok, f := param(req, "task_id", &d.TaskID); f != nil {
+		if f := submittedParams(req, &d); f != nil {
 			return nil, f
-		} else if !ok || d.TaskID == "" || len(d.TaskID) > 128 {
-			return nil, fail(InvalidParams, "params.task_id is required with arm submitted (1 to 128 characters)")
-		}
-		if _, f := param(req, "message", &d.Message); f != nil {
-			return nil, f
-		}
-		if utf8.RuneCountInString(d.Message) > 2000 {
-			return nil, fail(InvalidParams, "params.message is longer than 2000 characters")
 		}
 		forced["task_id"] = d.TaskID
 	case "input-required":
@@ -117,6 +109,22 @@ func (c *Controller) forceArm(ctx context.Context, publisher string, p products.
 		out = append(out, kv{"message", d.Message})
 	}
 	return out, nil
+}
+
+// submittedParams reads a submitted arm's task_id and message.
+func submittedParams(req *Request, d *products.Directive) *failure {
+	if ok, f := param(req, "task_id", &d.TaskID); f != nil {
+		return f
+	} else if !ok || d.TaskID == "" || len(d.TaskID) > 128 {
+		return fail(InvalidParams, "params.task_id is required with arm submitted (1 to 128 characters)")
+	}
+	if _, f := param(req, "message", &d.Message); f != nil {
+		return f
+	}
+	if utf8.RuneCountInString(d.Message) > 2000 {
+		return fail(InvalidParams, "params.message is longer than 2000 characters")
+	}
+	return nil
 }
 
 // forceStale simulates an unavailable upstream for the caller's next
@@ -162,10 +170,6 @@ func (c *Controller) completeTask(ctx context.Context, publisher string, p produ
 	if len(raw) > maxResultBytes {
 		return nil, fail(InvalidParams, "params.result is larger than 256 KiB")
 	}
-	status, f := checkResult(raw)
-	if f != nil {
-		return nil, f
-	}
 	snap, err := c.Snaps.Snapshot(ctx, publisher)
 	if err != nil {
 		return nil, fail(InternalError, "the publisher is unavailable")
@@ -180,8 +184,17 @@ func (c *Controller) completeTask(ctx context.Context, publisher string, p produ
 		return nil, f
 	}
 	owner := t.Owner
-	if t.Type != "get_products" {
-		return nil, fail(InvalidParams, "task %q is not a get_products task", id)
+	var status string
+	switch t.Type {
+	case "get_products":
+		status, f = checkResult(raw)
+	case "create_media_buy":
+		status, f = checkBuyResult(raw)
+	default:
+		return nil, fail(InvalidParams, "task %q is a %s task, which the controller does not complete", id, t.Type)
+	}
+	if f != nil {
+		return nil, f
 	}
 	previous := t.Status
 	t, err = c.Store.FinishTask(ctx, publisher, owner, id, status, raw, c.now())
@@ -225,6 +238,44 @@ func (c *Controller) findTask(ctx context.Context, publisher string, p products.
 		}
 	}
 	return ts[0], nil
+}
+
+// checkBuyResult checks a completion payload is a create_media_buy answer
+// a submitted task can end in: the success shape (the buy issued on
+// completion) or the error arm. It returns the task status it means.
+func checkBuyResult(raw json.RawMessage) (string, *failure) {
+	var r map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &r); err != nil || r == nil {
+		return "", fail(InvalidParams, "params.result must be a create_media_buy response object")
+	}
+	has := func(k string) bool { v, ok := r[k]; return ok && !isNull(v) }
+	if has("errors") {
+		var errs []json.RawMessage
+		if err := json.Unmarshal(r["errors"], &errs); err != nil || len(errs) == 0 || has("media_buy_id") || has("packages") {
+			return "", fail(InvalidParams, "params.result.errors must be a non-empty array, without media_buy_id or packages")
+		}
+		return "failed", nil
+	}
+	var id string
+	var pkgs []struct {
+		PackageID string `json:"package_id"`
+	}
+	var revision int
+	if json.Unmarshal(r["media_buy_id"], &id) != nil || id == "" {
+		return "", fail(InvalidParams, "params.result.media_buy_id is required for a completed create_media_buy")
+	}
+	if json.Unmarshal(r["packages"], &pkgs) != nil || pkgs == nil {
+		return "", fail(InvalidParams, "params.result.packages must be an array of packages")
+	}
+	for i, p := range pkgs {
+		if p.PackageID == "" {
+			return "", fail(InvalidParams, "params.result.packages[%d].package_id is required", i)
+		}
+	}
+	if json.Unmarshal(r["revision"], &revision) != nil || revision < 1 || !has("confirmed_at") {
+		return "", fail(InvalidParams, "params.result needs revision (1 or more) and confirmed_at")
+	}
+	return "completed", nil
 }
 
 // checkResult checks a completion payload is a get_products response arm

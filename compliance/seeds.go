@@ -163,6 +163,9 @@ func productFromFixture(id string, fx map[string]json.RawMessage, domain string)
 		}
 		doc[k] = v
 	}
+	if chans, ok := doc["channels"].([]any); ok {
+		doc["channels"] = currentChannels(chans)
+	}
 	if props, ok := doc["publisher_properties"].([]any); ok {
 		for _, x := range props {
 			if m, ok := x.(map[string]any); ok {
@@ -184,6 +187,35 @@ func productFromFixture(id string, fx map[string]json.RawMessage, domain string)
 		return products.Product{}, fail(InvalidParams, "params.fixture is not a product: %v", err)
 	}
 	return p, nil
+}
+
+// legacyChannels maps the channel names AdCP used before its channel
+// taxonomy onto the channels that replaced them, as the taxonomy's
+// migration table does; fixtures still written with them ("video") are
+// read as the buyer meant them.
+var legacyChannels = map[string][]string{
+	"video": {"olv", "ctv"}, "audio": {"streaming_audio", "podcast", "radio"}, "native": {"display"},
+	"web": {"display", "olv"}, "mobile_app": {"display", "olv", "gaming"}, "retail": {"retail_media"},
+	"commerce_media": {"retail_media"}, "sponsorship": {"product_placement"},
+}
+
+func currentChannels(in []any) []any {
+	var out []any
+	seen := map[any]bool{}
+	for _, c := range in {
+		name, _ := c.(string)
+		names, legacy := legacyChannels[name]
+		if !legacy {
+			names = []string{name}
+		}
+		for _, x := range names {
+			if !seen[x] {
+				seen[x] = true
+				out = append(out, x)
+			}
+		}
+	}
+	return out
 }
 
 // formatOptionsFromIDs turns legacy named formats into canonical format

@@ -49,6 +49,8 @@ func TestServesEmbeddedPagesWithPolicy(t *testing.T) {
 		{"/console/decisions.html", "GET", 200, "text/html"},
 		{"/console/tokens.html", "GET", 200, "text/html"},
 		{"/console/audit.html", "GET", 200, "text/html"},
+		{"/console/orders.html", "GET", 200, "text/html"},
+		{"/console/orders.js", "GET", 200, "text/javascript"},
 		{"/console/console.js", "GET", 200, "text/javascript"},
 		{"/console/console.css", "GET", 200, "text/css"},
 		{"/console/favicon.svg", "GET", 200, "image/svg+xml"},

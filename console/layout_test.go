@@ -31,9 +31,10 @@ func TestScriptsStayReadable(t *testing.T) {
 }
 
 // TestEveryPageHasTheNavigation: each signed-in page links to every
-// other, Products, Tokens and Audit included, and marks itself current.
+// other, Products, Orders, Tokens and Audit included, and marks itself
+// current.
 func TestEveryPageHasTheNavigation(t *testing.T) {
-	pages := []string{"rulebook.html", "products.html", "history.html", "decisions.html", "tokens.html", "audit.html"}
+	pages := []string{"rulebook.html", "products.html", "history.html", "decisions.html", "orders.html", "tokens.html", "audit.html"}
 	current := regexp.MustCompile(`<a href="([a-z]+\.html)" aria-current="page">`)
 	for _, p := range pages {
 		b, err := os.ReadFile(filepath.Join("static", p))

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -268,8 +269,19 @@ const layoutProblems = `(() => {
 func TestConsoleLayout(t *testing.T) {
 	sf := Start(t, nil)
 	b, token := signIn(t, sf)
+	// The order desk with something on it: a buy and an order waiting,
+	// whose decline form carries the page's placeholder.
+	start, end := time.Now().UTC().AddDate(0, 0, 2).Format("2006-01-02"), time.Now().UTC().AddDate(0, 0, 40).Format("2006-01-02")
+	for i, budget := range []string{"5000", "120000"} {
+		res, failed := callTool(t, sf.BaseURL, sf.BuyerToken, "create_media_buy", `{"adcp_version":"3.2-beta.5","idempotency_key":"layout-order-00000`+fmt.Sprint(i)+`",`+
+			`"account":{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"},"brand":{"domain":"acme.example"},`+
+			`"start_time":"`+start+`T00:00:00Z","end_time":"`+end+`T00:00:00Z","packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":`+budget+`}]}`)
+		if failed || (res["media_buy_id"] == nil && res["status"] != "submitted") {
+			t.Fatalf("create_media_buy with %s USD = %v", budget, res)
+		}
+	}
 	for _, width := range []int64{390, 1280} {
-		for _, page := range []string{"rulebook", "products", "history", "decisions", "tokens", "audit"} {
+		for _, page := range []string{"rulebook", "products", "history", "decisions", "orders", "tokens", "audit"} {
 			b.do(chromedp.EmulateViewport(width, 900), chromedp.Navigate(sf.BaseURL+"/console/"+page+".html"))
 			switch page {
 			case "rulebook":
@@ -282,6 +294,9 @@ func TestConsoleLayout(t *testing.T) {
 				b.waitFor("the histories", `document.body.dataset.catalogueLoaded === "true" && document.getElementById("versions").querySelector("tbody tr") !== null`)
 			case "decisions", "tokens", "audit":
 				b.waitFor("the "+page, `document.body.dataset.loaded === "true"`)
+			case "orders":
+				// The desk stamps each load with its time.
+				b.waitFor("the orders", `document.body.dataset.loaded !== undefined && document.querySelector("#queue form.decline") !== null && document.querySelector("#buys tr[data-buy]") !== null`)
 			}
 			if problems := evalJS[[]string](b, layoutProblems); len(problems) > 0 {
 				t.Errorf("%s at %d px: %v", page, width, problems)

@@ -323,6 +323,13 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // Go SDK client; token may be empty for anonymous discovery.
 func getProducts(t *testing.T, base, token, args string) (map[string]any, bool) {
 	t.Helper()
+	return callTool(t, base, token, "get_products", args)
+}
+
+// callTool is a buyer agent's call of tool over MCP with the MCP Go SDK
+// client: the AdCP object and whether it is the error arm.
+func callTool(t *testing.T, base, token, tool, args string) (map[string]any, bool) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	tr := &mcp.StreamableClientTransport{Endpoint: base + "/mcp", DisableStandaloneSSE: true}
@@ -334,7 +341,7 @@ func getProducts(t *testing.T, base, token, args string) (map[string]any, bool) 
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_products", Arguments: json.RawMessage(args)})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
 	if err != nil {
 		t.Fatal(err)
 	}

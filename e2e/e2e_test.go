@@ -128,19 +128,24 @@ func adcpCLI(t *testing.T) string {
 	return cli
 }
 
-// CLIResult is the --json output of the adcp CLI.
+// CLIResult is the --json output of the adcp CLI. A failed task prints no
+// JSON: the CLI exits non-zero and says "Error: CODE: message" on stderr.
 type CLIResult struct {
 	Data     map[string]any `json:"data"`
 	Metadata map[string]any `json:"metadata"`
 	Exit     int
 	Raw      string
+	Stderr   string
 }
 
 // ADCP runs the @adcp/sdk CLI with args and --json.
 func ADCP(t *testing.T, args ...string) CLIResult {
 	t.Helper()
 	stdout, stderr, exit := ADCPOutput(t, append(args, "--json")...)
-	res := CLIResult{Raw: stdout, Exit: exit}
+	res := CLIResult{Raw: stdout, Stderr: stderr, Exit: exit}
+	if exit != 0 && strings.TrimSpace(stdout) == "" {
+		return res
+	}
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("adcp %s: output is not JSON (%v)\nstdout: %s\nstderr: %s", strings.Join(args, " "), err, stdout, stderr)
 	}

@@ -32,6 +32,9 @@ type Record struct {
 	// RequestDigest is the SHA-256 of the request arguments.
 	RequestDigest   string
 	RulebookVersion int64
+	// Task is the task decided: "" for get_products (every entry before
+	// media buys), else the task's name, such as create_media_buy.
+	Task string
 	// Arm is completed, rejected, failed or submitted.
 	Arm string
 	// Slug is the public decline slug, for rejections.
@@ -65,21 +68,24 @@ type Entry struct {
 // canonical is the fixed-order, fixed-format encoding the hash covers.
 // Changing it is a format change: old chains would no longer verify.
 type canonical struct {
-	V               int      `json:"v"`
-	Publisher       string   `json:"publisher"`
-	Sequence        int64    `json:"sequence"`
-	Time            string   `json:"time"`
-	Account         string   `json:"account"`
-	Principal       string   `json:"principal"`
-	RequestDigest   string   `json:"request_digest"`
-	RulebookVersion int64    `json:"rulebook_version"`
-	Arm             string   `json:"arm"`
-	Slug            string   `json:"slug"`
-	RuleIDs         []string `json:"rule_ids"`
-	ResponseDigest  string   `json:"response_digest"`
-	Sandbox         bool     `json:"sandbox"`
-	Forced          bool     `json:"forced"`
-	PrevHash        string   `json:"prev_hash"`
+	V               int    `json:"v"`
+	Publisher       string `json:"publisher"`
+	Sequence        int64  `json:"sequence"`
+	Time            string `json:"time"`
+	Account         string `json:"account"`
+	Principal       string `json:"principal"`
+	RequestDigest   string `json:"request_digest"`
+	RulebookVersion int64  `json:"rulebook_version"`
+	// Task is left out when empty, so that get_products entries hash
+	// exactly as they did before other tasks were recorded.
+	Task           string   `json:"task,omitempty"`
+	Arm            string   `json:"arm"`
+	Slug           string   `json:"slug"`
+	RuleIDs        []string `json:"rule_ids"`
+	ResponseDigest string   `json:"response_digest"`
+	Sandbox        bool     `json:"sandbox"`
+	Forced         bool     `json:"forced"`
+	PrevHash       string   `json:"prev_hash"`
 }
 
 // Canonical returns the bytes e's hash covers.
@@ -92,7 +98,7 @@ func (e Entry) Canonical() []byte {
 		V: 1, Publisher: e.Publisher, Sequence: e.Sequence,
 		Time:    e.Time.UTC().Format(time.RFC3339Nano),
 		Account: e.Account, Principal: e.Principal, RequestDigest: e.RequestDigest,
-		RulebookVersion: e.RulebookVersion, Arm: e.Arm, Slug: e.Slug, RuleIDs: ids,
+		RulebookVersion: e.RulebookVersion, Task: e.Task, Arm: e.Arm, Slug: e.Slug, RuleIDs: ids,
 		ResponseDigest: e.ResponseDigest, Sandbox: e.Sandbox, Forced: e.Forced,
 		PrevHash: e.PrevHash,
 	})

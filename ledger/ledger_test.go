@@ -201,3 +201,24 @@ func TestParseArm(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskIsHashedOnlyWhenSet: get_products entries (no task) keep the
+// canonical form and hash they always had; another task's entry covers its
+// task, so it cannot be passed off as a get_products decision.
+func TestTaskIsHashedOnlyWhenSet(t *testing.T) {
+	at := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	plain := Next(nil, Record{Publisher: "p", Arm: "completed"}, at)
+	if strings.Contains(string(plain.Canonical()), `"task"`) {
+		t.Errorf("a get_products entry's canonical form names a task: %s", plain.Canonical())
+	}
+	buy := Next(nil, Record{Publisher: "p", Arm: "completed", Task: "create_media_buy"}, at)
+	if buy.Hash == plain.Hash {
+		t.Error("the task is not covered by the hash")
+	}
+	forged := buy
+	forged.Task = ""
+	var v Verifier
+	if err := v.Check(forged); err == nil {
+		t.Error("an entry whose task was removed still verifies")
+	}
+}

@@ -25,6 +25,9 @@ type Rulebook struct {
 	Voice decline.Voice `json:"voice,omitempty"`
 	// Rules, in evaluation order.
 	Rules []Rule `json:"rules"`
+	// Orders says which media buys wait for the publisher's approval
+	// (orders.go).
+	Orders *Orders `json:"orders,omitempty"`
 }
 
 // Rule is one merchandising rule.
@@ -143,6 +146,7 @@ func (rb *Rulebook) Validate() error {
 		}
 	}
 	validateContradictions(&v, rb)
+	validateOrders(&v, rb, ids)
 	return v.Err()
 }
 
@@ -177,8 +181,15 @@ func validateRule(v *problem.Invalid, p string, r Rule) {
 	for i, t := range r.ConfidentialTerms {
 		checkText(v, problem.Join(p, "confidential_terms", i), "confidential term", t, 200, true)
 	}
-	c := r.When
-	wp := p + "/when"
+	if n := validateCondition(v, p+"/when", r.When); n == 0 {
+		v.Add(p+"/when", "condition has no predicate; a rule must say when it fires")
+	}
+	validateAction(v, p+"/decline", r)
+}
+
+// validateCondition checks a condition at pointer wp and returns how many
+// predicates it has besides the channel scope.
+func validateCondition(v *problem.Invalid, wp string, c Condition) int {
 	checkEnum(v, wp+"/channels", c.Channels, adcp.IsChannel, "channel")
 	n := 0
 	if c.BudgetBelow != nil {
@@ -266,10 +277,10 @@ func validateRule(v *problem.Invalid, p string, r Rule) {
 		checkNonEmpty(v, wp+"/delivery_types_offered", c.DeliveryTypesOffered)
 		checkEnum(v, wp+"/delivery_types_offered", c.DeliveryTypesOffered, adcp.IsDeliveryType, "delivery type")
 	}
-	if n == 0 {
-		v.Add(wp, "condition has no predicate; a rule must say when it fires")
-	}
-	ap := p + "/decline"
+	return n
+}
+
+func validateAction(v *problem.Invalid, ap string, r Rule) {
 	entry, ok := decline.Lookup(r.Decline.Slug)
 	if !ok {
 		v.Add(ap+"/slug", "%q is not a published decline slug (want one of %s)", r.Decline.Slug, strings.Join(decline.Slugs(), ", "))
@@ -462,16 +473,20 @@ func (rb *Rulebook) ConfidentialTerms() []sanitize.Term {
 	}
 	var terms []sanitize.Term
 	for _, r := range rb.Rules {
-		terms = append(terms,
-			sanitize.Term{Value: r.ID, Kind: sanitize.KindRuleID},
-			sanitize.Term{Value: r.Name, Kind: sanitize.KindRuleName})
-		for _, t := range r.ConfidentialTerms {
-			terms = append(terms, sanitize.Term{Value: t, Kind: sanitize.KindCustom})
-		}
-		terms = append(terms, sanitize.NoteTerms(r.Notes, sanitize.KindNoteTerm)...)
-		terms = append(terms, sanitize.NoteTerms(r.Name, sanitize.KindRuleName)...)
+		terms = append(terms, ruleTerms(r.ID, r.Name, r.Notes, r.ConfidentialTerms)...)
 	}
-	return terms
+	return append(terms, rb.Orders.confidentialTerms()...)
+}
+
+// ruleTerms are one rule's confidential parts: its id and name, its
+// confidential terms, and the identifying words of its name and notes.
+func ruleTerms(id, name, notes string, confidential []string) []sanitize.Term {
+	terms := []sanitize.Term{{Value: id, Kind: sanitize.KindRuleID}, {Value: name, Kind: sanitize.KindRuleName}}
+	for _, t := range confidential {
+		terms = append(terms, sanitize.Term{Value: t, Kind: sanitize.KindCustom})
+	}
+	terms = append(terms, sanitize.NoteTerms(notes, sanitize.KindNoteTerm)...)
+	return append(terms, sanitize.NoteTerms(name, sanitize.KindRuleName)...)
 }
 
 // confidentialScreen is a screen over the rulebook's own confidential

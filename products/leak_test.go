@@ -162,7 +162,7 @@ func leakCases() []leakCase {
 		{"budget", `"filters":{"channels":["ctv"],"budget_range":{"max":10000,"currency":"USD"}}`},
 		{"channel", `"filters":{"channels":["podcast"]}`},
 		{"flight", `"filters":{"channels":["ctv"],"start_date":"2026-12-20","end_date":"2026-12-27"}`},
-		{"lead", `"filters":{"start_date":"2026-11-30","end_date":"2026-12-06"}`},
+		{"lead", `"filters":{"start_date":"2026-11-29","end_date":"2026-12-06"}`},
 		{"geo", `"targeting_overlay":{"geo_countries":["DE","FR"]}`},
 		{"format", `"filters":{"format_kinds":["html5"]}`},
 		{"category", `"brand":{"domain":"bet.example","industries":["gambling_betting.casino"]}`},

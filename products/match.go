@@ -207,6 +207,29 @@ func (c *Catalogue) passing(fs []filter, excluded map[string]int) bitset {
 	return before[len(fs)]
 }
 
+// Offers reports whether the product with id passes the filters, as
+// get_products would judge it; when it does not, it names the first filter
+// that excludes it ("" for an unknown or unpriced product). A media buy
+// uses it so that a package is never bought on terms discovery would not
+// have offered the product for.
+func (c *Catalogue) Offers(id string, f Filters, geo []string) (bool, string) {
+	for i, e := range c.entries {
+		if e.p.ProductID != id {
+			continue
+		}
+		if !c.index.priced.has(i) {
+			return false, ""
+		}
+		for _, fl := range c.filters(f, geo) {
+			if !fl.pass.has(i) {
+				return false, fl.name
+			}
+		}
+		return true, ""
+	}
+	return false, ""
+}
+
 // Any reports whether any product passes the filters: what a suggestion
 // check needs, without ranking.
 func (c *Catalogue) Any(f Filters, geo []string) bool {

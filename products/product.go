@@ -55,8 +55,8 @@ type FormatOption struct {
 	Params         json.RawMessage `json:"params"`
 }
 
-// PricingOption is a CPM pricing option, fixed or auction
-// (pricing-options/cpm-option.json).
+// PricingOption is a CPM or viewable-CPM pricing option, fixed or auction
+// (pricing-options/cpm-option.json, vcpm-option.json: the same shape).
 type PricingOption struct {
 	PricingOptionID    string         `json:"pricing_option_id"`
 	PricingModel       string         `json:"pricing_model"`
@@ -192,8 +192,8 @@ func (p *Product) Validate() error {
 			v.Add(ptr+"/pricing_option_id", "pricing_option_id %q is used twice", po.PricingOptionID)
 		}
 		pids[po.PricingOptionID] = true
-		if po.PricingModel != "cpm" {
-			v.Add(ptr+"/pricing_model", "pricing_model must be cpm")
+		if po.PricingModel != "cpm" && po.PricingModel != "vcpm" {
+			v.Add(ptr+"/pricing_model", "pricing_model must be cpm or vcpm")
 		}
 		if !adcp.IsCurrency(po.Currency) {
 			v.Add(ptr+"/currency", "currency must be an ISO 4217 code such as USD")

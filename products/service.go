@@ -257,16 +257,16 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 		if errors.As(verr, &ne) {
 			field = ne.Field
 		}
-		return s.fail(ctx, c, env, nil, Trace{Error: verr.Error()}, live, errorOf(baseScreen, adcp.VersionUnsupported, field, verr.Error(), outcome.VersionDetails()))
+		return s.fail(ctx, c, env, nil, Trace{Error: verr.Error()}, live, ErrorOf(baseScreen, adcp.VersionUnsupported, field, verr.Error(), outcome.VersionDetails()))
 	}
 	env.Version = version
 	if reqErr != nil {
 		var re *RequestError
-		errs := []outcome.Error{errorOf(baseScreen, adcp.InvalidRequest, "", "the request could not be read", nil)}
+		errs := []outcome.Error{ErrorOf(baseScreen, adcp.InvalidRequest, "", "the request could not be read", nil)}
 		if errors.As(reqErr, &re) {
 			errs = errs[:0]
 			for _, p := range re.Problems {
-				errs = append(errs, errorOf(baseScreen, p.Code, p.Field, p.Message, nil))
+				errs = append(errs, ErrorOf(baseScreen, p.Code, p.Field, p.Message, nil))
 			}
 		}
 		return s.fail(ctx, c, env, req, Trace{Version: version.String(), Error: reqErr.Error()}, live, errs[0], errs[1:]...)
@@ -369,7 +369,7 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 			Grounds: d.Grounds(),
 			Voice:   snap.Rulebook.Voice,
 			Cap:     acct.Disclosure,
-			Verify:  s.verifier(snap, req, brief),
+			Verify:  Verifier(snap, req, brief),
 		}, snap.Screen)
 		trace.Checks = composed.Checks
 		for i, ch := range composed.Offered {
@@ -390,7 +390,7 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 		if age < 0 {
 			age = 0
 		}
-		w := errorOf(snap.Screen, adcp.StaleResponse, "", "Served from cache: an upstream inventory service is temporarily unavailable.",
+		w := ErrorOf(snap.Screen, adcp.StaleResponse, "", "Served from cache: an upstream inventory service is temporarily unavailable.",
 			map[string]any{"served_from_cache": true, "cache_age_seconds": age})
 		warnings = append(warnings, w)
 		trace.Forced = true
@@ -408,24 +408,24 @@ func (s *Service) submit(ctx context.Context, c Call, req *Request, acct Account
 	sub := Submission{TaskID: d.TaskID, Account: acct.Key, Principal: c.Principal.ID, Message: d.Message, Request: c.Args, Push: req.Push}
 	if req.Push != nil {
 		if req.Push.OperationID == "" {
-			e := errorOf(baseScreen, adcp.InvalidRequest, "push_notification_config.operation_id", "a task that registers a webhook needs push_notification_config.operation_id", nil)
+			e := ErrorOf(baseScreen, adcp.InvalidRequest, "push_notification_config.operation_id", "a task that registers a webhook needs push_notification_config.operation_id", nil)
 			return sub, &e
 		}
 		if s.WebhookAllowed != nil {
 			if err := s.WebhookAllowed(req.Push.URL); err != nil {
-				e := errorOf(baseScreen, adcp.InvalidRequest, "push_notification_config.url", err.Error(), nil)
+				e := ErrorOf(baseScreen, adcp.InvalidRequest, "push_notification_config.url", err.Error(), nil)
 				return sub, &e
 			}
 		}
 	}
 	if s.Tasks == nil {
-		e := errorOf(baseScreen, adcp.UnsupportedFeature, "", "this seller does not run asynchronous tasks", nil)
+		e := ErrorOf(baseScreen, adcp.UnsupportedFeature, "", "this seller does not run asynchronous tasks", nil)
 		return sub, &e
 	}
 	err := s.Tasks.Submit(ctx, c.PublisherID, sub)
 	switch {
 	case errors.Is(err, ErrTaskExists):
-		e := errorOf(baseScreen, adcp.InvalidRequest, "", "a task with the forced task_id already exists for this account", nil)
+		e := ErrorOf(baseScreen, adcp.InvalidRequest, "", "a task with the forced task_id already exists for this account", nil)
 		return sub, &e
 	case err != nil:
 		s.log().Error("recording a task failed", "publisher", c.PublisherID, "err", err)
@@ -467,18 +467,8 @@ func newTaskID() (string, error) {
 // declined turns a composed decline into the outcome the served version
 // can carry: the rejected arm from 3.2, a typed correctable error before.
 func (s *Service) declined(env outcome.Envelope, v adcp.Version, c decline.Composed) outcome.Outcome {
-	entry, _ := decline.Lookup(c.Slug)
 	if !v.AtLeast(3, 2) {
-		e := outcome.Error{
-			Code:    entry.LegacyCode,
-			Message: c.Reason,
-			Details: map[string]any{"decline": map[string]any{"slug": string(c.Slug), "fixable": !c.Final()}},
-		}
-		if len(c.Suggestions) > 0 {
-			e.Suggestion = c.Suggestions[0]
-			e.Details["suggestions"] = c.Suggestions
-		}
-		return outcome.NewFailed(env, e)
+		return outcome.NewFailed(env, DeclineError(c))
 	}
 	o, err := outcome.NewRejected(env, outcome.RejectedBody{
 		Reason:      c.Reason,
@@ -493,10 +483,29 @@ func (s *Service) declined(env outcome.Envelope, v adcp.Version, c decline.Compo
 	return o
 }
 
-// verifier returns the function the composer uses to check a suggestion:
+// DeclineError is a composed decline as the typed, correctable error that
+// carries it where there is no rejected arm: to buyers before 3.2, and on
+// tasks without one (a refused media buy). The message is the composed
+// reason, the suggestion the first composed suggestion.
+func DeclineError(c decline.Composed) outcome.Error {
+	entry, _ := decline.Lookup(c.Slug)
+	e := outcome.Error{
+		Code:    entry.LegacyCode,
+		Message: c.Reason,
+		Details: map[string]any{"decline": map[string]any{"slug": string(c.Slug), "fixable": !c.Final()}},
+	}
+	if len(c.Suggestions) > 0 {
+		e.Suggestion = c.Suggestions[0]
+		e.Details["suggestions"] = c.Suggestions
+	}
+	return e
+}
+
+// Verifier returns the function the composer uses to check a suggestion:
 // apply it to the brief and filters, run the rulebook again, and ask the
-// catalogue for at least one product.
-func (s *Service) verifier(snap *Snapshot, req *Request, brief merch.Brief) func(decline.Change) bool {
+// catalogue for at least one product. A media buy verifies its suggestions
+// with it too, so a refused buy is offered what a declined brief would be.
+func Verifier(snap *Snapshot, req *Request, brief merch.Brief) func(decline.Change) bool {
 	return func(ch decline.Change) bool {
 		b := brief.Clone()
 		f := req.Filters
@@ -550,7 +559,7 @@ func (s *Service) completed(env outcome.Envelope, req *Request, acct Account, sn
 	if req.Pagination.Cursor != "" {
 		o, err := decodeCursor(req.Pagination.Cursor, fp)
 		if err != nil || o > m.Total {
-			e := errorOf(snap.Screen, adcp.InvalidRequest, "pagination.cursor", errBadCursor.Error(), nil)
+			e := ErrorOf(snap.Screen, adcp.InvalidRequest, "pagination.cursor", errBadCursor.Error(), nil)
 			return outcome.Outcome{}, &e
 		}
 		offset = o
@@ -615,7 +624,7 @@ func refine(entries []RefineEntry, screen *sanitize.Screen) ([]outcome.Refinemen
 func unknownProposal(entries []RefineEntry) *outcome.Error {
 	for i, e := range entries {
 		if e.Scope == "proposal" && e.Action == "finalize" {
-			err := errorOf(baseScreen, adcp.ProposalNotFound, fmt.Sprintf("refine[%d].proposal_id", i), "proposal "+e.ProposalID+" was not issued by this seller", nil)
+			err := ErrorOf(baseScreen, adcp.ProposalNotFound, fmt.Sprintf("refine[%d].proposal_id", i), "proposal "+e.ProposalID+" was not issued by this seller", nil)
 			return &err
 		}
 	}
@@ -645,23 +654,23 @@ func deref(s *string) string {
 func (s *Service) account(ctx context.Context, c Call, req *Request, snap *Snapshot) (Account, *outcome.Error) {
 	if req.Account == nil {
 		if c.Principal.Anonymous() && !snap.Publisher.AnonymousDiscovery {
-			e := errorOf(baseScreen, adcp.AuthMissing, "", "this seller requires credentials: send an Authorization: Bearer header", nil)
+			e := ErrorOf(baseScreen, adcp.AuthMissing, "", "this seller requires credentials: send an Authorization: Bearer header", nil)
 			return Account{}, &e
 		}
 		return Account{Disclosure: decline.Exact}, nil
 	}
 	if c.Principal.Anonymous() {
-		e := errorOf(baseScreen, adcp.AuthMissing, "account", "an account can only be used with credentials: send an Authorization: Bearer header", nil)
+		e := ErrorOf(baseScreen, adcp.AuthMissing, "account", "an account can only be used with credentials: send an Authorization: Bearer header", nil)
 		return Account{}, &e
 	}
 	if s.Accounts == nil {
-		e := errorOf(baseScreen, adcp.AccountNotFound, "account", "the account could not be resolved", nil)
+		e := ErrorOf(baseScreen, adcp.AccountNotFound, "account", "the account could not be resolved", nil)
 		return Account{}, &e
 	}
 	a, err := s.Accounts.Resolve(ctx, c.PublisherID, c.Principal, req.Account)
 	switch {
 	case errors.Is(err, ErrAccountNotFound):
-		e := errorOf(baseScreen, adcp.AccountNotFound, "account", "the account could not be resolved for these credentials", nil)
+		e := ErrorOf(baseScreen, adcp.AccountNotFound, "account", "the account could not be resolved for these credentials", nil)
 		return Account{}, &e
 	case err != nil:
 		s.log().Error("account lookup failed", "publisher", c.PublisherID, "err", err)
@@ -760,8 +769,8 @@ func (s *Service) internal(ctx context.Context, c Call, env outcome.Envelope, re
 	return Result{Outcome: o, Payload: p, Trace: trace}
 }
 
-// errorOf builds an error whose message and field pass the screen.
-func errorOf(screen *sanitize.Screen, code adcp.Code, field, msg string, details map[string]any) outcome.Error {
+// ErrorOf builds an error whose message and field pass the screen.
+func ErrorOf(screen *sanitize.Screen, code adcp.Code, field, msg string, details map[string]any) outcome.Error {
 	e := outcome.Error{Code: code, Details: details}
 	e.Message = screen.Prose(msg, sanitize.MaxMessage, sanitize.Internal)
 	if field != "" {

@@ -103,7 +103,7 @@ var declineCases = []struct {
 		decline.ChannelNotOffered, "MR-1187-CHANNELS", []decline.SuggestionKind{decline.SwitchChannel}},
 	{"flight", `{"brief":"holiday CTV","filters":{"channels":["ctv"],"start_date":"2026-12-20","end_date":"2026-12-27"}}`,
 		decline.FlightUnavailable, "MR-3310-HOLIDAY-SELLOUT", []decline.SuggestionKind{decline.MoveFlight}},
-	{"lead time", `{"brief":"display soon","filters":{"start_date":"2026-11-30","end_date":"2026-12-06"}}`,
+	{"lead time", `{"brief":"display soon","filters":{"start_date":"2026-11-29","end_date":"2026-12-06"}}`,
 		decline.LeadTimeTooShort, "MR-0412-LEADTIME", []decline.SuggestionKind{decline.LaterStart}},
 	{"geo", `{"brief":"video in Germany","targeting_overlay":{"geo_countries":["DE"]}}`,
 		decline.GeoNotServed, "MR-5120-GEO", []decline.SuggestionKind{decline.TargetMarket}},

@@ -36,6 +36,37 @@ STORYBOARDS=(
   universal/webhook-emission.yaml
   universal/security.yaml
   universal/stale-response-advisory.yaml
+  # The media_buy_seller baseline and the scenarios it requires whose
+  # capability gate this seller declares (or that have none it fails);
+  # the README's storyboard table says why each of the others is not run.
+  protocols/media-buy/index.yaml
+  protocols/media-buy/scenarios/delivery_reporting.yaml
+  protocols/media-buy/scenarios/invalid_transitions.yaml
+  protocols/media-buy/scenarios/read_filter_behavior.yaml
+  protocols/media-buy/scenarios/total_budget_redistribution.yaml
+  protocols/media-buy/scenarios/measurement_terms_rejected.yaml
+  protocols/media-buy/scenarios/account_timezone_seller_assigned.yaml
+  protocols/media-buy/scenarios/create_media_buy_async.yaml
+  protocols/media-buy/scenarios/create_media_buy_async_lifecycle.yaml
+  # Gated on capabilities this seller declares false: the runner must skip
+  # them on the declaration alone.
+  protocols/media-buy/scenarios/measurement_terms_accepted.yaml
+  protocols/media-buy/scenarios/inventory_list_targeting.yaml
+  protocols/media-buy/scenarios/inventory_list_no_match.yaml
+  protocols/media-buy/scenarios/demographic_targeting.yaml
+  protocols/media-buy/scenarios/inline_creatives_without_sync.yaml
+  protocols/media-buy/scenarios/creative_fate_after_cancellation.yaml
+  protocols/media-buy/scenarios/seller_optimized_budget.yaml
+  protocols/media-buy/scenarios/catalog_item_availability_updates.yaml
+  protocols/media-buy/scenarios/account_timezone_seller_fixed.yaml
+  protocols/media-buy/scenarios/account_timezone_buyer_selected.yaml
+  protocols/media-buy/scenarios/typed_proposal_negotiation.yaml
+  # Universal storyboards that grade the media-buy and account tools.
+  universal/idempotency.yaml
+  universal/get-media-buys-pagination-integrity.yaml
+  universal/pagination-integrity-list-accounts.yaml
+  universal/billing-gate-dispatch.yaml
+  universal/account-identity-reconciliation.yaml
 )
 
 work="$(mktemp -d)"

@@ -240,6 +240,8 @@ type LedgerWindow interface {
 type Store interface {
 	Tokens
 	Audit
+	// MediaBuys holds the media-buy tasks' state (mediabuys.go).
+	MediaBuys
 
 	// Publishers lists the publishers served, default first.
 	Publishers(ctx context.Context) ([]products.Publisher, error)

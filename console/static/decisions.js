@@ -109,7 +109,7 @@ async function decisions(append) {
   const rows = r.data.decisions.map(d => h('tr', {class: 'arm-' + d.arm, 'data-sequence': d.sequence},
     h('td', {}, fmtTime(d.time)),
     h('td', {}, String(d.sequence)),
-    h('td', {}, badge(d.arm)),
+    h('td', {}, h('code', {}, d.task || 'get_products'), ' ', badge(d.arm)),
     h('td', {}, d.slug ? h('code', {}, d.slug) : ''),
     h('td', {class: 'account'}, d.account || ''),
     h('td', {class: 'principal'}, d.principal || ''),

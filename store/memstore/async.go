@@ -16,6 +16,7 @@ type extra struct {
 	replays map[string]store.Replay // scope \x00 key
 	tasks   map[string]store.Task   // account \x00 principal \x00 id
 	seeds   map[string]*seeded      // principal
+	buying  *buying                 // mediabuys.go
 }
 
 type seeded struct {
@@ -36,7 +37,7 @@ func (s *Store) extra(publisher string) (*extra, error) {
 	}
 	x, ok := s.extras[publisher]
 	if !ok {
-		x = &extra{replays: map[string]store.Replay{}, tasks: map[string]store.Task{}, seeds: map[string]*seeded{}}
+		x = &extra{replays: map[string]store.Replay{}, tasks: map[string]store.Task{}, seeds: map[string]*seeded{}, buying: newBuying()}
 		s.extras[publisher] = x
 	}
 	return x, nil
@@ -141,6 +142,11 @@ func (s *Store) CreateTask(ctx context.Context, publisher string, t store.Task) 
 	if err != nil {
 		return err
 	}
+	return s.createTask(x, t)
+}
+
+// createTask stores a new task; the caller holds s.mu.
+func (s *Store) createTask(x *extra, t store.Task) error {
 	k := taskKey(t.Owner, t.ID)
 	if _, ok := x.tasks[k]; ok {
 		return store.ErrExists
@@ -224,6 +230,11 @@ func (s *Store) FinishTask(ctx context.Context, publisher string, owner store.Ta
 	if err != nil {
 		return store.Task{}, err
 	}
+	return finishTask(x, owner, id, status, result, at)
+}
+
+// finishTask moves a task to a terminal status; the caller holds s.mu.
+func finishTask(x *extra, owner store.TaskOwner, id, status string, result []byte, at time.Time) (store.Task, error) {
 	k := taskKey(owner, id)
 	t, ok := x.tasks[k]
 	if !ok {

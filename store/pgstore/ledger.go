@@ -199,7 +199,7 @@ func (s *Store) appendBatch(publisher string, batch []*appendReq) ([]ledger.Entr
 				ruleIDs = []string{}
 			}
 			rows = append(rows, []any{e.Publisher, e.Sequence, e.Time, e.Account, e.Principal, e.RequestDigest,
-				e.RulebookVersion, e.Arm, e.Slug, ruleIDs, e.ResponseDigest, e.Sandbox, e.Forced, e.PrevHash, e.Hash})
+				e.RulebookVersion, e.Task, e.Arm, e.Slug, ruleIDs, e.ResponseDigest, e.Sandbox, e.Forced, e.PrevHash, e.Hash})
 		}
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ledger_entries"}, ledgerCopyColumns, pgx.CopyFromRows(rows)); err != nil {
 			return err
@@ -221,10 +221,10 @@ func (s *Store) appendBatch(publisher string, batch []*appendReq) ([]ledger.Entr
 }
 
 var ledgerCopyColumns = []string{"publisher_id", "sequence", "at", "account", "principal", "request_digest",
-	"rulebook_version", "arm", "slug", "rule_ids", "response_digest", "sandbox", "forced", "prev_hash", "hash"}
+	"rulebook_version", "task", "arm", "slug", "rule_ids", "response_digest", "sandbox", "forced", "prev_hash", "hash"}
 
 const entryColumns = `publisher_id, sequence, at, account, principal, request_digest,
-	rulebook_version, arm, slug, rule_ids, response_digest, sandbox, forced, prev_hash, hash`
+	rulebook_version, task, arm, slug, rule_ids, response_digest, sandbox, forced, prev_hash, hash`
 
 func scanEntry(row pgx.CollectableRow) (ledger.Entry, error) { return scanEntryRow(row, false) }
 
@@ -236,7 +236,7 @@ func scanEntryWithRequest(row pgx.CollectableRow) (ledger.Entry, error) {
 func scanEntryRow(row pgx.CollectableRow, request bool) (ledger.Entry, error) {
 	var e ledger.Entry
 	dst := []any{&e.Publisher, &e.Sequence, &e.Time, &e.Account, &e.Principal, &e.RequestDigest,
-		&e.RulebookVersion, &e.Arm, &e.Slug, &e.RuleIDs, &e.ResponseDigest, &e.Sandbox, &e.Forced, &e.PrevHash, &e.Hash}
+		&e.RulebookVersion, &e.Task, &e.Arm, &e.Slug, &e.RuleIDs, &e.ResponseDigest, &e.Sandbox, &e.Forced, &e.PrevHash, &e.Hash}
 	if request {
 		dst = append(dst, &e.Request)
 	}
@@ -263,38 +263,46 @@ func ceilMicro(t time.Time) time.Time {
 // Decisions pushes every filter into SQL, agreeing with store.Matches.
 func (s *Store) Decisions(ctx context.Context, publisher string, f store.DecisionFilter) (_ []ledger.Entry, err error) {
 	defer wrap(&err, "Decisions(%q, %+v)", publisher, f)
-	// Only fixed fragments are concatenated; every value is a parameter.
-	q := `SELECT ` + entryColumns + ` FROM ledger_entries WHERE publisher_id = $1`
-	args := []any{publisher}
-	where := func(cond string, v any) {
-		args = append(args, v)
-		q += fmt.Sprintf(" AND "+cond, len(args))
-	}
+	q := newQuery(`SELECT `+entryColumns+` FROM ledger_entries WHERE publisher_id = $1`, publisher)
 	if f.Arm != "" {
-		where("arm = $%d", f.Arm)
+		q.and("arm = $%d", f.Arm)
 	}
 	if f.Slug != "" {
-		where("slug = $%d", f.Slug)
+		q.and("slug = $%d", f.Slug)
 	}
 	if f.Account != "" {
-		where("account = $%d", f.Account)
+		q.and("account = $%d", f.Account)
 	}
 	if !f.Since.IsZero() {
-		where("at >= $%d", ceilMicro(f.Since))
+		q.and("at >= $%d", ceilMicro(f.Since))
 	}
 	if !f.Until.IsZero() {
-		where("at < $%d", ceilMicro(f.Until))
+		q.and("at < $%d", ceilMicro(f.Until))
 	}
 	if f.Before > 0 {
-		where("sequence < $%d", f.Before)
+		q.and("sequence < $%d", f.Before)
 	}
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 100
 	}
-	args = append(args, limit)
-	q += fmt.Sprintf(" ORDER BY sequence DESC LIMIT $%d", len(args))
-	return listScoped(ctx, s, publisher, scanEntry, q, args...)
+	q.args = append(q.args, limit)
+	return listScoped(ctx, s, publisher, scanEntry, q.sql+fmt.Sprintf(" ORDER BY sequence DESC LIMIT $%d", len(q.args)), q.args...)
+}
+
+// query builds a statement from fixed fragments: only they are
+// concatenated, and every value is a parameter.
+type query struct {
+	sql  string
+	args []any
+}
+
+func newQuery(sql string, args ...any) *query { return &query{sql: sql, args: args} }
+
+// and adds cond, whose %d is the placeholder for v.
+func (q *query) and(cond string, v any) {
+	q.args = append(q.args, v)
+	q.sql += fmt.Sprintf(" AND "+cond, len(q.args))
 }
 
 // walkPage is how many entries WalkLedger reads at a time.

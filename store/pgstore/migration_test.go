@@ -3,7 +3,10 @@ package pgstore_test
 import (
 	"database/sql"
 	"errors"
+	"io/fs"
+	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/pressly/goose/v3"
@@ -95,5 +98,50 @@ func TestTokensMigration(t *testing.T) {
 	}
 	if _, err := p.Up(ctx); err != nil {
 		t.Fatalf("migrating up again: %v", err)
+	}
+}
+
+// TestMigratesOutOfOrder: a database migrated before 00040 (media buys)
+// arrived, while later numbers (00050, 00060) were already applied, gets
+// 00040 at the next start, and the store then keeps buys in it.
+func TestMigratesOutOfOrder(t *testing.T) {
+	url := pgtest.NewDatabase(t)
+	ctx := t.Context()
+	db, p := migrator(t, url)
+	if _, err := p.DownTo(ctx, 30); err != nil {
+		t.Fatalf("migrating down to 30: %v", err)
+	}
+	without := fstest.MapFS{}
+	err := fs.WalkDir(pgstore.Migrations(), ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasPrefix(path, "00040_") {
+			return err
+		}
+		b, err := fs.ReadFile(pgstore.Migrations(), path)
+		without[path] = &fstest.MapFile{Data: b}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := goose.NewProvider(goose.DialectPostgres, db, without, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := before.Up(ctx); err != nil {
+		t.Fatalf("migrating up without 00040: %v", err)
+	}
+	if v, err := before.GetDBVersion(ctx); err != nil || v != 60 {
+		t.Fatalf("the database before media buys is at version %d, %v; want 60", v, err)
+	}
+	if err := pgstore.Migrate(ctx, db, nil); err != nil {
+		t.Fatalf("migrating with 00040 added: %v", err)
+	}
+	var buys int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM media_buys`).Scan(&buys); err != nil {
+		t.Fatalf("00040 was not applied: %v", err)
+	}
+	var task string
+	if err := db.QueryRowContext(ctx, `SELECT column_default FROM information_schema.columns WHERE table_name = 'ledger_entries' AND column_name = 'task'`).Scan(&task); err != nil {
+		t.Fatalf("the ledger has no task column: %v", err)
 	}
 }

@@ -124,13 +124,19 @@ func Migrations() fs.FS {
 
 // Migrate applies every pending migration to db. A Postgres advisory lock
 // held for the duration makes replicas starting together migrate once.
+//
+// Features are built in parallel, each numbering its migrations in its
+// own range, and land in whatever order they are finished: a database
+// migrated before a feature with a lower number arrived (00040 media buys
+// after 00050 and 00060) still applies it, so out-of-order migrations are
+// allowed. Each one touches only its own tables and columns.
 func Migrate(ctx context.Context, db *sql.DB, logger *slog.Logger) error {
 	locker, err := lock.NewPostgresSessionLocker()
 	if err != nil {
 		return err
 	}
 	p, err := goose.NewProvider(goose.DialectPostgres, db, Migrations(),
-		goose.WithSessionLocker(locker), goose.WithDisableGlobalRegistry(true))
+		goose.WithSessionLocker(locker), goose.WithDisableGlobalRegistry(true), goose.WithAllowOutofOrder(true))
 	if err != nil {
 		return err
 	}

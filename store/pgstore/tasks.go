@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/storefront/storefront/store"
 )
@@ -88,8 +89,17 @@ func (s *Store) CreateTask(ctx context.Context, publisher string, t store.Task) 
 	if err != nil {
 		return err
 	}
-	now := s.now().UTC()
-	_, err = s.pool.Exec(ctx, `
+	return createTask(ctx, s.pool, publisher, t, webhook, s.now().UTC())
+}
+
+// execer is what both the pool and a transaction offer for writing.
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// createTask inserts a task, timed now, in q.
+func createTask(ctx context.Context, q execer, publisher string, t store.Task, webhook []byte, now time.Time) error {
+	_, err := q.Exec(ctx, `
 		INSERT INTO tasks (publisher_id, account, principal, id, type, status, message, request, result, webhook,
 			created_at, updated_at, completed_at,
 			delivery_idempotency_key, delivery_timestamp, delivery_attempts, delivery_last_error, delivered_at)
@@ -183,7 +193,19 @@ func (s *Store) ListTasks(ctx context.Context, publisher string, owner store.Tas
 // status it committed, match nothing and get ErrConflict.
 func (s *Store) FinishTask(ctx context.Context, publisher string, owner store.TaskOwner, id, status string, result []byte, at time.Time) (_ store.Task, err error) {
 	defer wrap(&err, "FinishTask(%q, %q, %q)", publisher, id, status)
-	rows, err := s.pool.Query(ctx, `
+	return finishTask(ctx, s.pool, publisher, owner, id, status, result, at)
+}
+
+// rowQuerier is what both the pool and a transaction offer for reading.
+type rowQuerier interface {
+	querier
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// finishTask moves a task out of a non-terminal status, in q (the pool, or
+// the transaction of a decision that finishes a task with other writes).
+func finishTask(ctx context.Context, q rowQuerier, publisher string, owner store.TaskOwner, id, status string, result []byte, at time.Time) (store.Task, error) {
+	rows, err := q.Query(ctx, `
 		UPDATE tasks SET status = $5, result = $6, updated_at = $7, completed_at = $7
 		WHERE publisher_id = $1 AND account = $2 AND principal = $3 AND id = $4
 			AND NOT (status = ANY ($8::text[]))
@@ -199,7 +221,7 @@ func (s *Store) FinishTask(ctx context.Context, publisher string, owner store.Ta
 	// Tasks are never deleted: if the row is there now, it was there and
 	// terminal when the update looked.
 	var exists bool
-	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM tasks
+	if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM tasks
 		WHERE publisher_id = $1 AND account = $2 AND principal = $3 AND id = $4)`,
 		publisher, owner.Account, owner.Principal, id).Scan(&exists); err != nil {
 		return store.Task{}, err

@@ -77,6 +77,12 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 			test.fn(t, newStore(t))
 		})
 	}
+	for _, test := range mediaBuyTests {
+		t.Run(test.name, func(t *testing.T) {
+			t.Parallel()
+			test.fn(t, newStore(t))
+		})
+	}
 }
 
 // The publishers every test starts from (those that need them). ghost is

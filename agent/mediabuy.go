@@ -1,0 +1,227 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/buying"
+	"github.com/storefront/storefront/outcome"
+	"github.com/storefront/storefront/products"
+)
+
+// The media-buy tools' input schemas: the shape a client needs to build a
+// call; the official request schemas are the contract, and unknown fields
+// are accepted as they allow.
+const (
+	accountRefSchema = `{"type": "object", "description": "An account: {account_id} or the natural key {brand: {domain}, operator, sandbox?}."}`
+
+	syncAccountsSchema = `{
+  "type": "object",
+  "description": "sync_accounts request (AdCP account/sync-accounts-request.json), provisioning mode: brand + operator + billing per entry.",
+  "properties": {
+    "accounts": {"type": "array", "items": {"type": "object", "properties": {
+      "brand": {"type": "object", "properties": {"domain": {"type": "string"}}},
+      "operator": {"type": "string"},
+      "billing": {"type": "string", "enum": ["operator"]},
+      "payment_terms": {"type": "string"},
+      "sandbox": {"type": "boolean"}}}},
+    "dry_run": {"type": "boolean"},
+    "idempotency_key": {"type": "string"},
+    "context": {"type": "object"}
+  },
+  "required": ["accounts", "idempotency_key"],
+  "additionalProperties": true
+}`
+
+	listAccountsSchema = `{
+  "type": "object",
+  "description": "list_accounts request: the accounts these credentials may use.",
+  "properties": {"account": ` + accountRefSchema + `, "status": {"type": "string"}, "sandbox": {"type": "boolean"},
+    "pagination": {"type": "object", "properties": {"max_results": {"type": "integer"}, "cursor": {"type": "string"}}}, "context": {"type": "object"}},
+  "additionalProperties": true
+}`
+
+	createMediaBuySchema = `{
+  "type": "object",
+  "description": "create_media_buy request (AdCP media-buy/create-media-buy-request.json): explicit packages with fixed budgets.",
+  "properties": {
+    "account": ` + accountRefSchema + `,
+    "brand": {"type": "object", "properties": {"domain": {"type": "string"}}},
+    "start_time": {"type": "string", "description": "\"asap\" or an ISO 8601 date-time"},
+    "end_time": {"type": "string"},
+    "packages": {"type": "array", "items": {"type": "object", "properties": {
+      "product_id": {"type": "string"}, "pricing_option_id": {"type": "string"}, "budget": {"type": "number"},
+      "targeting_overlay": {"type": "object", "properties": {"geo_countries": {"type": "array", "items": {"type": "string"}}}},
+      "creative_assignments": {"type": "array", "items": {"type": "object", "properties": {"creative_id": {"type": "string"}}}}},
+      "required": ["product_id", "pricing_option_id", "budget"]}},
+    "push_notification_config": {"type": "object"},
+    "idempotency_key": {"type": "string"},
+    "context": {"type": "object"}
+  },
+  "required": ["account", "brand", "start_time", "end_time", "packages", "idempotency_key"],
+  "additionalProperties": true
+}`
+
+	updateMediaBuySchema = `{
+  "type": "object",
+  "description": "update_media_buy request (AdCP media-buy/update-media-buy-request.json): pause, resume, cancel, flight, budgets, creative assignments.",
+  "properties": {
+    "account": ` + accountRefSchema + `,
+    "media_buy_id": {"type": "string"},
+    "revision": {"type": "integer"},
+    "paused": {"type": "boolean"},
+    "canceled": {"type": "boolean", "const": true},
+    "cancellation_reason": {"type": "string"},
+    "end_time": {"type": "string"},
+    "total_budget": {"type": "object", "properties": {"amount": {"type": "number"}, "currency": {"type": "string"}}},
+    "packages": {"type": "array", "items": {"type": "object"}},
+    "idempotency_key": {"type": "string"},
+    "context": {"type": "object"}
+  },
+  "required": ["account", "media_buy_id", "idempotency_key"],
+  "additionalProperties": true
+}`
+
+	getMediaBuysSchema = `{
+  "type": "object",
+  "description": "get_media_buys request: buys by id and/or status (default active when no ids).",
+  "properties": {
+    "account": ` + accountRefSchema + `,
+    "media_buy_ids": {"type": "array", "items": {"type": "string"}},
+    "status_filter": {},
+    "include_history": {"type": "integer"},
+    "pagination": {"type": "object"},
+    "context": {"type": "object"}
+  },
+  "additionalProperties": true
+}`
+
+	deliverySchema = `{
+  "type": "object",
+  "description": "get_media_buy_delivery request: reported delivery over the half-open UTC range [start_date, end_date).",
+  "properties": {
+    "account": ` + accountRefSchema + `,
+    "media_buy_ids": {"type": "array", "items": {"type": "string"}},
+    "status_filter": {},
+    "start_date": {"type": "string", "format": "date"},
+    "end_date": {"type": "string", "format": "date"},
+    "include_package_daily_breakdown": {"type": "boolean"},
+    "context": {"type": "object"}
+  },
+  "additionalProperties": true
+}`
+)
+
+// MediaBuyTools are the media-buy tools, in the order they are listed.
+var MediaBuyTools = []string{"sync_accounts", "list_accounts", "create_media_buy", "get_media_buys", "update_media_buy", "get_media_buy_delivery"}
+
+// EnableBuying registers the media-buy tools, run by b.
+func (a *Agent) EnableBuying(b *buying.Service) {
+	a.Buying = b
+	tool := func(name, desc, schema string, mutating bool, run func(context.Context, buying.Call) buying.Result) *Tool {
+		return &Tool{
+			Name: name, Description: desc, InputSchema: json.RawMessage(schema),
+			handle: func(ctx context.Context, c Call, p products.Principal, authErr error) Reply {
+				if authErr != nil {
+					return authReply(c, authErr)
+				}
+				do := func() Reply {
+					return buyingReply(run(ctx, buying.Call{Publisher: c.Publisher, Principal: p, Args: c.Args}))
+				}
+				if !mutating {
+					return do()
+				}
+				return a.idempotent(ctx, c, p, name, do)
+			},
+		}
+	}
+	a.register(tool("sync_accounts", "Provision buyer-declared accounts (brand + operator, billing operator). Accounts are active at once; the seller assigns the timezone.",
+		syncAccountsSchema, true, b.SyncAccounts))
+	a.register(tool("list_accounts", "List the accounts these credentials may use, with billing, payment terms, timezone and status.",
+		listAccountsSchema, false, b.ListAccounts))
+	a.register(tool("create_media_buy", "Buy packages of products from get_products. Each package is checked against the same merchandising rules as a brief: "+
+		"a package the rules decline is refused with the decline's typed error and the same sanitized reason get_products gives for those terms. "+
+		"The answer is completed (media_buy_id, packages), submitted (the order waits for the publisher's approval; poll the task or wait for the webhook), or failed.",
+		createMediaBuySchema, true, b.Create))
+	a.register(tool("get_media_buys", "Read media buys: status, packages, valid actions and, on request, history.",
+		getMediaBuysSchema, false, b.Get))
+	a.register(tool("update_media_buy", "Pause, resume or cancel a media buy, change its flight, budgets or creative assignments. Changed terms are checked against the merchandising rules again.",
+		updateMediaBuySchema, true, b.Update))
+	a.register(tool("get_media_buy_delivery", "Delivery reported for media buys: totals and per package (daily on request) over a half-open UTC date range.",
+		deliverySchema, false, b.Delivery))
+}
+
+// authReply is the answer to a call whose credentials failed, in the
+// version it pinned.
+func authReply(c Call, authErr error) Reply {
+	pin, major, ctxRaw, _ := envelopeOf(c.Args)
+	v, err := adcp.Negotiate(pin, major)
+	if err != nil {
+		v = adcp.Default
+	}
+	return reply(authFailure(outcome.Envelope{Version: v, Context: ctxRaw}, authErr))
+}
+
+func buyingReply(r buying.Result) Reply {
+	out := Reply{Payload: r.Payload, Failed: r.Failed, Meta: map[string]any{}, Summary: r.Summary}
+	if r.Slug != "" {
+		out.Meta[outcome.Namespace+"/decline"] = map[string]any{"slug": r.Slug}
+	}
+	return out
+}
+
+// accountCapabilities declares how accounts work here: buyer-declared
+// natural keys, billed to the operator, each account on a clock the seller
+// assigns (UTC), currency chosen per media buy.
+func (a *Agent) accountCapabilities() map[string]any {
+	caps := map[string]any{
+		"supported_billing":     buying.SupportedBilling,
+		"require_operator_auth": false,
+		"required_for_products": false,
+		"sandbox":               a.Sandbox,
+	}
+	if a.Buying != nil {
+		caps["timezone"] = map[string]any{"mode": "account_fixed", "account_selection": "seller_assigned"}
+		caps["supported_account_currency_modes"] = []string{"per_media_buy"}
+		// sync_accounts refuses settings-update entries, operator identity
+		// changes among them.
+		caps["identity_updates"] = map[string]any{"supported": false}
+	}
+	return caps
+}
+
+// mediaBuyCapabilities declares exactly what the media-buy tools do: the
+// features and targeting they refuse are declared false, so that a buyer
+// (or a compliance runner) does not try them.
+func (a *Agent) mediaBuyCapabilities(portfolio map[string]any) map[string]any {
+	caps := map[string]any{
+		"supported_pricing_models": []string{"cpm", "vcpm"},
+		"buying_modes":             []string{"brief", "wholesale", "refine"},
+		"portfolio":                portfolio,
+	}
+	if a.Buying == nil {
+		return caps
+	}
+	caps["supports_proposals"] = false
+	caps["measurement_terms_acceptance"] = false
+	caps["governance_aware"] = false
+	caps["features"] = map[string]any{
+		"inline_creative_management":        false,
+		"property_list_filtering":           false,
+		"catalog_management":                false,
+		"catalog_item_availability_updates": false,
+		"committed_metrics_supported":       false,
+		"seller_optimized_budget":           false,
+	}
+	// The storefront keeps no creative library: creative assignments are
+	// references to creatives the publisher's ad server receives.
+	caps["execution"] = map[string]any{"targeting": map[string]any{
+		"geo_countries":       true,
+		"placement_selection": false,
+		"property_list":       false,
+		"collection_list":     false,
+		"demographics":        map[string]any{"supported": false},
+	}}
+	return caps
+}

@@ -1,0 +1,227 @@
+package agent_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/internal/kittest"
+	"github.com/storefront/storefront/internal/spectest"
+	"github.com/storefront/storefront/internal/testenv"
+)
+
+// validateTool checks an answer against its tool's official schema.
+func validateTool(t *testing.T, tool string, payload []byte) map[string]any {
+	t.Helper()
+	return spectest.MediaBuy(t, tool, payload)
+}
+
+// TestMediaBuyToolsAtEveryVersion runs every media-buy tool over MCP at
+// every release the storefront serves, and validates each answer.
+func TestMediaBuyToolsAtEveryVersion(t *testing.T) {
+	env := testenv.Start(t)
+	cs := kittest.Connect(t, env.BaseURL, env.BuyerToken)
+	const account = `{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"}`
+	for i, v := range adcp.Supported {
+		t.Run(v.String(), func(t *testing.T) {
+			pin := `"adcp_version":"` + v.String() + `","context":{"correlation_id":"v-` + v.String() + `"}`
+			call := func(tool, args string) map[string]any {
+				t.Helper()
+				res, payload := kittest.Call(t, cs, tool, args)
+				m := validateTool(t, tool, payload)
+				if m["adcp_version"] != v.String() {
+					t.Errorf("%s served %v, want %s", tool, m["adcp_version"], v)
+				}
+				if c, _ := m["context"].(map[string]any); c["correlation_id"] != "v-"+v.String() {
+					t.Errorf("%s did not echo the context: %s", tool, payload)
+				}
+				if res.IsError != (m["errors"] != nil && m["media_buy_id"] == nil && m["accounts"] == nil) {
+					t.Errorf("%s: isError %v for %s", tool, res.IsError, payload)
+				}
+				return m
+			}
+			key := func(s string) string { return fmt.Sprintf(`"idempotency_key":"agent-test-%d-%s-000000"`, i, s) }
+			synced := call("sync_accounts", `{`+pin+`,`+key("sync")+`,"accounts":[{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example","billing":"operator"}]}`)
+			if a := synced["accounts"].([]any)[0].(map[string]any); a["status"] != "active" || a["timezone"] != "UTC" {
+				t.Errorf("sync_accounts = %v", a)
+			}
+			refused := call("sync_accounts", `{`+pin+`,`+key("agent")+`,"accounts":[{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example","billing":"agent"}]}`)
+			if e := refused["accounts"].([]any)[0].(map[string]any)["errors"].([]any)[0].(map[string]any); e["code"] != "BILLING_NOT_SUPPORTED" || e["details"].(map[string]any)["scope"] != "capability" {
+				t.Errorf("sync_accounts with agent billing = %v, want BILLING_NOT_SUPPORTED at the capability gate", e)
+			}
+			call("list_accounts", `{`+pin+`}`)
+			created := call("create_media_buy", `{`+pin+`,`+key("create")+`,"account":`+account+`,"brand":{"domain":"acme.example"},`+
+				`"start_time":"asap","end_time":"2027-03-01T00:00:00Z","packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":5000,`+
+				`"creative_assignments":[{"creative_id":"cr_`+v.String()+`"}]}]}`)
+			id, _ := created["media_buy_id"].(string)
+			if id == "" {
+				t.Fatalf("create_media_buy = %v", created)
+			}
+			call("get_media_buys", `{`+pin+`,"account":`+account+`,"media_buy_ids":["`+id+`"],"include_history":3}`)
+			paused := call("update_media_buy", `{`+pin+`,`+key("pause")+`,"account":`+account+`,"media_buy_id":"`+id+`","paused":true}`)
+			if paused["revision"] != 2.0 {
+				t.Errorf("update_media_buy = %v, want revision 2", paused)
+			}
+			call("get_media_buy_delivery", `{`+pin+`,"account":`+account+`,"media_buy_ids":["`+id+`"],"include_package_daily_breakdown":true}`)
+			// The error arms validate too.
+			call("update_media_buy", `{`+pin+`,`+key("missing")+`,"account":`+account+`,"media_buy_id":"mb_nope","paused":true}`)
+			call("get_media_buy_delivery", `{`+pin+`,"account":`+account+`,"start_date":"2026-04-15","end_date":"2026-04-15"}`)
+			call("create_media_buy", `{`+pin+`,`+key("low")+`,"account":`+account+`,"brand":{"domain":"acme.example"},`+
+				`"start_time":"asap","end_time":"2027-03-01T00:00:00Z","packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":10}]}`)
+		})
+	}
+}
+
+// TestMediaBuyIdempotency: a retried create or update with the same key
+// replays the first answer and changes nothing; the same key on another
+// payload is IDEMPOTENCY_CONFLICT.
+func TestMediaBuyIdempotency(t *testing.T) {
+	env := testenv.Start(t)
+	cs := kittest.Connect(t, env.BaseURL, env.BuyerToken)
+	const account = `{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"}`
+	create := func(budget int) string {
+		return `{"adcp_version":"3.2-beta.5","idempotency_key":"idem-create-0000000001","account":` + account + `,"brand":{"domain":"acme.example"},` +
+			`"start_time":"asap","end_time":"2027-03-01T00:00:00Z","packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":` + fmt.Sprint(budget) + `}]}`
+	}
+	_, first := kittest.Call(t, cs, "create_media_buy", create(5000))
+	_, again := kittest.Call(t, cs, "create_media_buy", create(5000))
+	if want := append(bytes.Clone(bytes.TrimSuffix(first, []byte("}"))), `,"replayed":true}`...); !bytes.Equal(again, want) {
+		t.Errorf("the retry =\n%s\nwant the first answer replayed:\n%s", again, want)
+	}
+	_, conflict := kittest.Call(t, cs, "create_media_buy", create(6000))
+	if m := kittest.Decode(t, conflict); m["adcp_error"].(map[string]any)["code"] != "IDEMPOTENCY_CONFLICT" {
+		t.Errorf("the same key on another payload = %s", conflict)
+	}
+	_, list := kittest.Call(t, cs, "get_media_buys", `{"account":`+account+`,"status_filter":["pending_creatives","pending_start","active"]}`)
+	if n := len(kittest.Decode(t, list)["media_buys"].([]any)); n != 1 {
+		t.Fatalf("after a create, its retry and a conflict there are %d buys, want 1: %s", n, list)
+	}
+	id := kittest.Decode(t, first)["media_buy_id"].(string)
+	update := `{"adcp_version":"3.2-beta.5","idempotency_key":"idem-update-0000000001","account":` + account + `,"media_buy_id":"` + id + `","packages":[{"package_id":"` +
+		kittest.Decode(t, first)["packages"].([]any)[0].(map[string]any)["package_id"].(string) + `","budget":7000}]}`
+	_, u1 := kittest.Call(t, cs, "update_media_buy", update)
+	_, u2 := kittest.Call(t, cs, "update_media_buy", update)
+	if m := kittest.Decode(t, u2); m["replayed"] != true || m["revision"] != 2.0 {
+		t.Errorf("the update's retry = %s (first %s), want revision 2 replayed", u2, u1)
+	}
+}
+
+// TestCreateMediaBuyAsyncLifecycle is media_buy_seller/
+// create_media_buy_async_lifecycle with one account throughout (the 6.11.0
+// runner swaps the account on create_media_buy, so it cannot run the
+// reconciliation steps): a forced submitted arm, the task read and listed,
+// completed by the controller, and read again with its result.
+func TestCreateMediaBuyAsyncLifecycle(t *testing.T) {
+	env := testenv.Start(t, "--sandbox")
+	cs := kittest.Connect(t, env.BaseURL, kittest.Kit)
+	const (
+		account = `{"brand":{"domain":"acmeoutdoor.example"},"operator":"pinnacle-agency.example","sandbox":true}`
+		task    = "task_async_media_buy_lifecycle_q3"
+	)
+	kittest.MustSucceed(t, kittest.ControlRaw(t, cs, `{"adcp_version":"3.2-beta.5","scenario":"force_create_media_buy_arm","params":{"arm":"submitted","task_id":"`+task+`","message":"Awaiting insertion-order approval"},"account":`+account+`}`))
+	_, sub := kittest.Call(t, cs, "create_media_buy", `{"adcp_version":"3.2-beta.5","idempotency_key":"async-lifecycle-000001","account":`+account+`,"brand":{"domain":"acmeoutdoor.example"},`+
+		`"start_time":"asap","end_time":"2099-09-30T23:59:59Z","packages":[{"product_id":"nw_olv_news_preroll","budget":30000,"pricing_option_id":"cpm_usd_floor_news_preroll"}]}`)
+	m := validateTool(t, "create_media_buy", sub)
+	if m["status"] != "submitted" || m["task_id"] != task || m["media_buy_id"] != nil {
+		t.Fatalf("create_media_buy after the directive = %s", sub)
+	}
+	// The directive was one-shot: the next buy is synchronous.
+	_, next := kittest.Call(t, cs, "create_media_buy", `{"adcp_version":"3.2-beta.5","idempotency_key":"async-lifecycle-000002","account":`+account+`,"brand":{"domain":"acmeoutdoor.example"},`+
+		`"start_time":"asap","end_time":"2099-09-30T23:59:59Z","packages":[{"product_id":"nw_olv_news_preroll","budget":30000,"pricing_option_id":"cpm_usd_floor_news_preroll"}]}`)
+	if m := kittest.Decode(t, next); m["media_buy_id"] == nil {
+		t.Errorf("the buy after the forced one = %s, want a synchronous success", next)
+	}
+	_, got := kittest.Call(t, cs, "get_task_status", `{"task_id":"`+task+`","account":`+account+`}`)
+	spectest.Validate(t, "protocol/get-task-status-response.json", got)
+	if m := kittest.Decode(t, got); m["status"] != "submitted" || m["task_type"] != "create_media_buy" || m["protocol"] != "media-buy" {
+		t.Errorf("get_task_status = %s", got)
+	}
+	_, listed := kittest.Call(t, cs, "list_tasks", `{"account":`+account+`,"filters":{"task_ids":["`+task+`"],"task_type":"create_media_buy"},"pagination":{"max_results":1}}`)
+	spectest.Validate(t, "protocol/list-tasks-response.json", listed)
+	if !strings.Contains(string(listed), `"total_matching":1`) {
+		t.Errorf("list_tasks = %s", listed)
+	}
+	result := `{"media_buy_id":"mb_async_media_buy_lifecycle_q3","media_buy_status":"pending_creatives","confirmed_at":"2026-08-15T12:00:00Z","revision":1,"currency":"USD",` +
+		`"packages":[{"package_id":"pkg_async_media_buy_lifecycle_q3","product_id":"nw_olv_news_preroll","budget":30000,"pricing_option_id":"cpm_usd_floor_news_preroll","paused":false}],` +
+		`"context":{"correlation_id":"create_media_buy_async_lifecycle--terminal_result"}}`
+	done := kittest.ControlRaw(t, cs, `{"adcp_version":"3.2-beta.5","scenario":"force_task_completion","params":{"task_id":"`+task+`","result":`+result+`},"account":`+account+`}`)
+	kittest.MustSucceed(t, done)
+	if done["current_state"] != "completed" {
+		t.Errorf("force_task_completion = %v", done)
+	}
+	_, got = kittest.Call(t, cs, "get_task_status", `{"task_id":"`+task+`","include_result":true,"account":`+account+`}`)
+	spectest.Validate(t, "protocol/get-task-status-response.json", got)
+	var status struct {
+		Status string `json:"status"`
+		Result struct {
+			MediaBuyID string `json:"media_buy_id"`
+			Context    struct {
+				CorrelationID string `json:"correlation_id"`
+			} `json:"context"`
+		} `json:"result"`
+	}
+	_ = json.Unmarshal(got, &status)
+	if status.Status != "completed" || status.Result.MediaBuyID != "mb_async_media_buy_lifecycle_q3" || status.Result.Context.CorrelationID != "create_media_buy_async_lifecycle--terminal_result" {
+		t.Errorf("get_task_status after completion = %s", got)
+	}
+	bad := kittest.ControlRaw(t, cs, `{"adcp_version":"3.2-beta.5","scenario":"force_task_completion","params":{"task_id":"`+task+`","result":`+result+`},"account":`+account+`}`)
+	if bad["error"] != "INVALID_TRANSITION" {
+		t.Errorf("completing the task again = %v, want INVALID_TRANSITION", bad)
+	}
+}
+
+// TestMediaBuyOverA2A buys over A2A and reads the buy back over MCP: one
+// agent, two transports.
+func TestMediaBuyOverA2A(t *testing.T) {
+	env := testenv.Start(t)
+	const account = `{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"}`
+	body := `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"data":{"skill":"create_media_buy","input":` +
+		`{"adcp_version":"3.2-beta.5","idempotency_key":"a2a-create-00000001","account":` + account + `,"brand":{"domain":"acme.example"},"start_time":"asap","end_time":"2027-03-01T00:00:00Z",` +
+		`"packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":5000}]}}}]}}}`
+	req, _ := http.NewRequest(http.MethodPost, env.BaseURL+"/a2a", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("A2A-Extensions", "https://adcontextprotocol.org/extensions/adcp/v3")
+	res, err := testenv.BearerClient(env.BuyerToken).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	var rpc struct {
+		Result struct {
+			Task struct {
+				Status struct {
+					State string `json:"state"`
+				} `json:"status"`
+				Artifacts []struct {
+					Parts []struct {
+						Data json.RawMessage `json:"data"`
+					} `json:"parts"`
+				} `json:"artifacts"`
+			} `json:"task"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(raw, &rpc); err != nil || len(rpc.Result.Task.Artifacts) == 0 {
+		t.Fatalf("A2A create_media_buy = %s", raw)
+	}
+	var payload json.RawMessage
+	for _, p := range rpc.Result.Task.Artifacts[0].Parts {
+		if p.Data != nil {
+			payload = p.Data
+		}
+	}
+	m := validateTool(t, "create_media_buy", payload)
+	if rpc.Result.Task.Status.State != "TASK_STATE_COMPLETED" || m["media_buy_id"] == nil {
+		t.Fatalf("A2A create_media_buy: task %s, payload %s", rpc.Result.Task.Status.State, payload)
+	}
+	cs := kittest.Connect(t, env.BaseURL, env.BuyerToken)
+	_, read := kittest.Call(t, cs, "get_media_buys", `{"account":`+account+`,"media_buy_ids":["`+m["media_buy_id"].(string)+`"]}`)
+	if n := len(kittest.Decode(t, read)["media_buys"].([]any)); n != 1 {
+		t.Errorf("the buy made over A2A is not read back over MCP: %s", read)
+	}
+}

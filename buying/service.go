@@ -1,0 +1,347 @@
+// Package buying runs the media-buy tasks (sync_accounts, list_accounts,
+// create_media_buy, get_media_buys, update_media_buy,
+// get_media_buy_delivery) and the publisher's order desk, over the same
+// snapshots, accounts and ledger get_products uses. Every package of a buy
+// is judged by merch on the brief get_products would build for the same
+// terms, a refusal is composed by decline and screened, and every decision
+// is appended to the hash-chained ledger before its answer leaves.
+//
+// It must never refuse a buy for a reason get_products would not give for
+// the same terms, never answer without recording, and never let a buyer
+// see or touch another account's buys.
+package buying
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/decline"
+	"github.com/storefront/storefront/ledger"
+	"github.com/storefront/storefront/mediabuy"
+	"github.com/storefront/storefront/outcome"
+	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/sanitize"
+	"github.com/storefront/storefront/store"
+)
+
+// Store is what the media-buy tasks read and write.
+type Store interface {
+	store.MediaBuys
+	CreateTask(ctx context.Context, publisher string, t store.Task) error
+	Task(ctx context.Context, publisher string, owner store.TaskOwner, id string) (store.Task, error)
+	AccountByID(ctx context.Context, publisher, id string) (store.Account, error)
+	AccountByKey(ctx context.Context, publisher, naturalKey string) (store.Account, error)
+	ListAccounts(ctx context.Context, publisher string) ([]store.Account, error)
+}
+
+// Directives hands out one-shot create_media_buy directives (sandbox).
+type Directives interface {
+	Take(ctx context.Context, publisher, account, principal string) (*products.Directive, error)
+}
+
+// Service runs the media-buy tasks.
+type Service struct {
+	Store     Store
+	Snapshots products.Snapshots
+	Accounts  products.Accounts
+	Ledger    products.Ledger
+	// Seeds, when set, serves sandbox principals their seeded catalogue,
+	// as get_products does.
+	Seeds products.Seeds
+	// Directives, when set, supplies force_create_media_buy_arm.
+	Directives Directives
+	// WebhookAllowed vets a push_notification_config URL before a task
+	// registers it.
+	WebhookAllowed func(rawURL string) error
+	// Timezone is the clock accounts are assigned: every calendar the
+	// storefront keeps is UTC.
+	Timezone string
+	Now      func() time.Time
+	Log      *slog.Logger
+}
+
+// Call is one task invocation.
+type Call struct {
+	Publisher string
+	Principal products.Principal
+	Args      []byte
+}
+
+// Result is a task's answer: the AdCP object, whether it is the error arm,
+// the decline slug of a refusal, and a screened line for transports that
+// show text beside the data.
+type Result struct {
+	Payload []byte
+	Failed  bool
+	Slug    string
+	Summary sanitize.Text
+}
+
+// Task names, as the ledger records them.
+const (
+	TaskSyncAccounts = "sync_accounts"
+	TaskCreate       = "create_media_buy"
+	TaskUpdate       = "update_media_buy"
+	TaskDecide       = "order_decision"
+)
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (s *Service) log() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.Default()
+}
+
+func (s *Service) timezone() string {
+	if s.Timezone != "" {
+		return s.Timezone
+	}
+	return DefaultTimezone
+}
+
+// baseScreen screens text made before a publisher's snapshot is loaded.
+var baseScreen = sanitize.New(sanitize.NewDenyList(sanitize.VendorTerms(), nil))
+
+// newID is a fresh, unguessable id with a prefix.
+func newID(prefix string) string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+// errorOf builds an error whose message and field pass the screen.
+var errorOf = products.ErrorOf
+
+var unavailable = outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable}
+
+// answer is a task's answer in the making: its envelope, and the ledger
+// record its decision goes into.
+type answer struct {
+	s    *Service
+	c    Call
+	task string
+	env  outcome.Envelope
+	rec  ledger.Record
+	// shape, when set, adds what a task's schema requires of every
+	// answer, errors included (a read's empty result).
+	shape func(outcome.FailedWire) any
+}
+
+func (s *Service) begin(c Call, task string, envelope mediabuy.Envelope) (*answer, *outcome.Error) {
+	a := &answer{s: s, c: c, task: task, env: outcome.Envelope{Version: adcp.Default, Context: envelope.Context}}
+	a.rec = ledger.Record{Publisher: c.Publisher, Principal: c.Principal.ID, RequestDigest: ledger.Digest(c.Args), Task: task}
+	return a, a.negotiated(envelope)
+}
+
+// negotiated sets the version served, or says why none can be.
+func (a *answer) negotiated(envelope mediabuy.Envelope) *outcome.Error {
+	v, err := adcp.Negotiate(envelope.AdcpVersion, envelope.AdcpMajorVersion)
+	if err != nil {
+		var ne *adcp.NegotiationError
+		field := ""
+		if errors.As(err, &ne) {
+			field = ne.Field
+		}
+		e := errorOf(baseScreen, adcp.VersionUnsupported, field, err.Error(), outcome.VersionDetails())
+		return &e
+	}
+	a.env.Version = v
+	return nil
+}
+
+// start begins a task's answer from its decoded envelope and decoding
+// error: it returns a finished Result when the version or the request is
+// refused (recorded when record is set).
+func (s *Service) start(ctx context.Context, c Call, task string, env mediabuy.Envelope, decodeErr error, record bool) (*answer, *Result) {
+	a, _ := s.begin(c, task, env)
+	return s.startFrom(ctx, a, env, decodeErr, record)
+}
+
+func (s *Service) startFrom(ctx context.Context, a *answer, env mediabuy.Envelope, decodeErr error, record bool) (*answer, *Result) {
+	if verr := a.negotiated(env); verr != nil {
+		r := a.fail(ctx, record, *verr)
+		return a, &r
+	}
+	if decodeErr != nil {
+		errs := problems(decodeErr)
+		r := a.fail(ctx, record, errs[0], errs[1:]...)
+		return a, &r
+	}
+	return a, nil
+}
+
+// problems turns request problems into errors.
+func problems(err error) []outcome.Error {
+	var re *products.RequestError
+	if errors.As(err, &re) && len(re.Problems) > 0 {
+		out := make([]outcome.Error, 0, len(re.Problems))
+		for _, p := range re.Problems {
+			out = append(out, errorOf(baseScreen, p.Code, p.Field, p.Message, nil))
+		}
+		return out
+	}
+	return []outcome.Error{errorOf(baseScreen, adcp.InvalidRequest, "", "the request could not be read", nil)}
+}
+
+// refusal turns a domain refusal into an error.
+func refusal(screen *sanitize.Screen, r *mediabuy.Refusal) outcome.Error {
+	return errorOf(screen, r.Code, r.Field, r.Message, r.Details)
+}
+
+// fail answers with the error arm. Decisions of mutating tasks are
+// recorded; failing to record a failure does not change the answer.
+func (a *answer) fail(ctx context.Context, record bool, first outcome.Error, more ...outcome.Error) Result {
+	o := outcome.NewFailed(a.env, first, more...)
+	payload, err := o.Encode()
+	if err == nil && a.shape != nil {
+		errs := append([]outcome.Error{first}, more...)
+		payload, err = encode(a.shape(outcome.FailedWire{Status: "failed", AdcpVersion: a.env.Version.String(),
+			Errors: errs, AdcpError: first, Context: a.env.Context}))
+	}
+	if err != nil {
+		return a.internal(err)
+	}
+	if record && a.s.Ledger != nil {
+		a.rec.Arm = "failed"
+		a.rec.ResponseDigest = ledger.Digest(payload)
+		if _, err := a.s.Ledger.Append(ctx, a.rec); err != nil {
+			a.s.log().Warn("could not record a failed decision", "task", a.task, "err", err)
+		}
+	}
+	return Result{Payload: payload, Failed: true, Slug: a.rec.Slug, Summary: first.Message}
+}
+
+func (a *answer) internal(err error) Result {
+	a.s.log().Error("encoding a response failed", "task", a.task, "err", err)
+	o := outcome.NewFailed(a.env, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Internal})
+	p, _ := o.Encode()
+	return Result{Payload: p, Failed: true, Summary: sanitize.Internal}
+}
+
+// record appends the decision with its response, before the answer
+// leaves. A decision that cannot be recorded is not answered.
+func (a *answer) record(ctx context.Context, arm string, payload []byte) error {
+	if a.s.Ledger == nil {
+		return nil
+	}
+	a.rec.Arm, a.rec.ResponseDigest = arm, ledger.Digest(payload)
+	if _, err := a.s.Ledger.Append(ctx, a.rec); err != nil {
+		a.s.log().Error("ledger append failed: answering with the error arm", "task", a.task, "err", err)
+		return err
+	}
+	return nil
+}
+
+// account resolves the account a request names for the principal. A
+// media-buy task always acts for an account, so it needs credentials.
+func (a *answer) account(ctx context.Context, ref *products.AccountRef, required bool) (products.Account, *outcome.Error) {
+	p := a.c.Principal
+	if p.Anonymous() {
+		e := errorOf(baseScreen, adcp.AuthMissing, "", "this task needs credentials: send an Authorization: Bearer header", nil)
+		return products.Account{}, &e
+	}
+	if ref == nil {
+		if required {
+			e := errorOf(baseScreen, adcp.InvalidRequest, "account", "account is required", nil)
+			return products.Account{}, &e
+		}
+		return products.Account{Sandbox: p.Sandbox, Disclosure: decline.Exact}, nil
+	}
+	acct, err := a.s.Accounts.Resolve(ctx, a.c.Publisher, p, ref)
+	switch {
+	case errors.Is(err, products.ErrAccountNotFound):
+		e := errorOf(baseScreen, adcp.AccountNotFound, "account", "the account could not be resolved for these credentials", nil)
+		return products.Account{}, &e
+	case err != nil:
+		a.s.log().Error("account lookup failed", "publisher", a.c.Publisher, "err", err)
+		return products.Account{}, &unavailable
+	}
+	a.rec.Account, a.rec.Sandbox = acct.Key, acct.Sandbox
+	return acct, nil
+}
+
+// snapshot is the publisher's snapshot as this principal sees it: a
+// sandbox principal that seeded fixtures buys from them.
+func (a *answer) snapshot(ctx context.Context, acct products.Account) (*products.Snapshot, *outcome.Error) {
+	snap, err := a.s.Snapshots.Snapshot(ctx, a.c.Publisher)
+	if err != nil {
+		a.s.log().Error("snapshot unavailable", "publisher", a.c.Publisher, "err", err)
+		return nil, &unavailable
+	}
+	if a.s.Seeds != nil && (a.c.Principal.Sandbox || acct.Sandbox) {
+		seeded, err := a.s.Seeds.SeededSnapshot(ctx, a.c.Publisher, a.c.Principal.ID)
+		if err != nil {
+			a.s.log().Error("seeded snapshot unavailable", "publisher", a.c.Publisher, "err", err)
+			return nil, &unavailable
+		}
+		if seeded != nil {
+			snap = seeded
+		}
+	}
+	if snap.Rulebook == nil {
+		a.s.log().Error("no rulebook: refusing to take orders", "publisher", a.c.Publisher)
+		return nil, &unavailable
+	}
+	a.rec.RulebookVersion = snap.RulebookVersion
+	return snap, nil
+}
+
+// owned loads a buy the account (or, without one, the principal) owns:
+// anyone else's buy is the same MEDIA_BUY_NOT_FOUND as a missing one.
+func (a *answer) owned(ctx context.Context, id string, acct products.Account) (mediabuy.Buy, *outcome.Error) {
+	b, err := a.s.Store.Buy(ctx, a.c.Publisher, id)
+	if err == nil && !owns(b, acct, a.c.Principal) {
+		err = store.ErrNotFound
+	}
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		e := errorOf(baseScreen, adcp.MediaBuyNotFound, "media_buy_id", fmt.Sprintf("no media buy %s for this account", id), nil)
+		return b, &e
+	case err != nil:
+		a.s.log().Error("reading a media buy failed", "err", err)
+		return b, &unavailable
+	}
+	return b, nil
+}
+
+// owns reports whether a request may see or change b: the account's buys,
+// or without an account the principal's own. A test-kit principal has one
+// sandbox whatever account a call names (as its directives and tasks do),
+// so it sees exactly its own buys.
+func owns(b mediabuy.Buy, acct products.Account, p products.Principal) bool {
+	if acct.Key != "" && !p.Sandbox {
+		return b.Account == acct.Key
+	}
+	return b.Principal == p.ID
+}
+
+// filter is the buys a read may see, as owns decides.
+func filter(acct products.Account, p products.Principal, ids []string) store.BuyFilter {
+	if acct.Key != "" && !p.Sandbox {
+		return store.BuyFilter{Account: acct.Key, IDs: ids}
+	}
+	return store.BuyFilter{Principal: p.ID, IDs: ids}
+}
+
+// taskOwner is who owns a task a call creates: the account and principal
+// pair, as for get_products tasks (a task id is visible to that pair only).
+func taskOwner(acct products.Account, p products.Principal) store.TaskOwner {
+	return store.TaskOwner{Account: acct.Key, Principal: p.ID}
+}
+
+// encode marshals a wire value, for answers built outside outcome.
+func encode(v any) ([]byte, error) { return json.Marshal(v) }

@@ -1,0 +1,212 @@
+package mediabuy
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/storefront/storefront/adcp"
+)
+
+var (
+	t0    = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	start = time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	end   = time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+func buy(assigned ...bool) *Buy {
+	b := &Buy{ID: "mb", Currency: "USD", Start: start, End: end, Revision: 1, UpdatedAt: t0}
+	for i, a := range assigned {
+		p := Package{ID: string(rune('a' + i)), Budget: 1000 * float64(i+1)}
+		if a {
+			p.Assignments = []Assignment{{CreativeID: "cr"}}
+		}
+		b.Packages = append(b.Packages, p)
+	}
+	return b
+}
+
+func TestStatusDerivesFromFactsAndClock(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		b    func() *Buy
+		at   time.Time
+		want Status
+	}{
+		{"before the start, creatives assigned", func() *Buy { return buy(true) }, t0, PendingStart},
+		{"a package without creatives", func() *Buy { return buy(true, false) }, start.Add(time.Hour), PendingCreatives},
+		{"a canceled package needs none", func() *Buy {
+			b := buy(true, false)
+			b.Packages[1].Canceled = &Cancellation{At: t0, By: "buyer"}
+			return b
+		}, start.Add(time.Hour), Active},
+		{"in flight", func() *Buy { return buy(true) }, start, Active},
+		{"held in flight", func() *Buy { b := buy(true); b.Held = true; return b }, start.Add(time.Hour), Paused},
+		{"held before the start shows what blocks it", func() *Buy { b := buy(true); b.Held = true; return b }, t0, PendingStart},
+		{"the flight has ended", func() *Buy { b := buy(true); b.Held = true; return b }, end, Completed},
+		{"canceled", func() *Buy { b := buy(true); b.Canceled = &Cancellation{At: t0}; return b }, end.Add(time.Hour), Canceled},
+	} {
+		if got := c.b().Status(c.at); got != c.want {
+			t.Errorf("%s: Status = %s, want %s", c.name, got, c.want)
+		}
+	}
+}
+
+func TestTransitions(t *testing.T) {
+	b := buy(true)
+	in := start.Add(time.Hour)
+	if r := b.Pause(in); r != nil || b.Status(in) != Paused {
+		t.Fatalf("Pause = %v, status %s", r, b.Status(in))
+	}
+	if got := b.ValidActions(in); got[0] != "resume" {
+		t.Errorf("a held buy's valid actions = %v, want resume first", got)
+	}
+	if r := b.Resume(in); r != nil || b.Status(in) != Active {
+		t.Fatalf("Resume = %v, status %s", r, b.Status(in))
+	}
+	if r := b.Cancel(in, "buyer", "done"); r != nil || b.Status(in) != Canceled {
+		t.Fatalf("Cancel = %v, status %s", r, b.Status(in))
+	}
+	if got := b.ValidActions(in); len(got) != 0 {
+		t.Errorf("a canceled buy's valid actions = %v, want none", got)
+	}
+	for name, r := range map[string]*Refusal{"pause": b.Pause(in), "resume": b.Resume(in)} {
+		if r == nil || r.Code != adcp.InvalidState {
+			t.Errorf("%s a canceled buy = %v, want INVALID_STATE", name, r)
+		}
+	}
+	if r := b.Cancel(in, "buyer", ""); r == nil || r.Code != adcp.NotCancellable {
+		t.Errorf("cancel a canceled buy = %v, want NOT_CANCELLABLE", r)
+	}
+	done := buy(true)
+	if r := done.Cancel(end, "buyer", ""); r == nil || r.Code != adcp.NotCancellable {
+		t.Errorf("cancel a completed buy = %v, want NOT_CANCELLABLE", r)
+	}
+}
+
+func update(t *testing.T, args string) *UpdateRequest {
+	t.Helper()
+	u, err := DecodeUpdate([]byte(args), t0)
+	if err != nil {
+		t.Fatalf("DecodeUpdate(%s) = %v", args, err)
+	}
+	return u
+}
+
+func TestApply(t *testing.T) {
+	const base = `"idempotency_key":"0123456789abcdef","account":{"account_id":"a1"},"media_buy_id":"mb"`
+	in := start.Add(time.Hour)
+	t.Run("total budget rescales", func(t *testing.T) {
+		b := buy(true, true) // 1000 and 2000
+		b.Packages[0].Budget, b.Packages[1].Budget = 60000, 40000
+		ch, r := Apply(b, update(t, `{`+base+`,"revision":1,"total_budget":{"amount":50000,"currency":"USD"}}`), in, "buyer")
+		if r != nil || b.Packages[0].Budget != 30000 || b.Packages[1].Budget != 20000 || len(ch.Affected) != 2 || len(ch.Rejudge) != 2 {
+			t.Fatalf("Apply = %+v, %v; budgets %v %v", ch, r, b.Packages[0].Budget, b.Packages[1].Budget)
+		}
+	})
+	t.Run("rescaling keeps the total to the cent", func(t *testing.T) {
+		b := buy(true, true, true)
+		_, r := Apply(b, update(t, `{`+base+`,"total_budget":{"amount":1000,"currency":"USD"}}`), in, "buyer")
+		if r != nil || b.TotalBudget() != 1000 {
+			t.Fatalf("Apply = %v, total %v, want exactly 1000", r, b.TotalBudget())
+		}
+	})
+	for _, c := range []struct {
+		name, args string
+		b          func() *Buy
+		code       adcp.Code
+	}{
+		{"stale revision", `{` + base + `,"revision":2,"paused":true}`, func() *Buy { return buy(true) }, adcp.Conflict},
+		{"unknown package", `{` + base + `,"packages":[{"package_id":"zz","budget":5}]}`, func() *Buy { return buy(true) }, adcp.PackageNotFound},
+		{"update a canceled buy", `{` + base + `,"paused":true}`, func() *Buy { b := buy(true); b.Canceled = &Cancellation{}; return b }, adcp.InvalidState},
+		{"cancel a canceled buy", `{` + base + `,"canceled":true}`, func() *Buy { b := buy(true); b.Canceled = &Cancellation{}; return b }, adcp.NotCancellable},
+		{"total and packages disagree", `{` + base + `,"total_budget":{"amount":6000,"currency":"USD"},"packages":[{"package_id":"a","budget":99999}]}`, func() *Buy { return buy(true, true) }, adcp.ValidationError},
+		{"another currency", `{` + base + `,"total_budget":{"amount":6000,"currency":"EUR"}}`, func() *Buy { return buy(true) }, adcp.ValidationError},
+		{"move a started flight's start", `{` + base + `,"start_time":"2026-12-20T00:00:00Z"}`, func() *Buy { return buy(true) }, adcp.ValidationError},
+	} {
+		b := c.b()
+		before := *b
+		_, r := Apply(b, update(t, c.args), in, "buyer")
+		if r == nil || r.Code != c.code {
+			t.Errorf("%s: Apply = %v, want %s", c.name, r, c.code)
+		}
+		if b.Revision != before.Revision || b.Held != before.Held || b.TotalBudget() != before.TotalBudget() {
+			t.Errorf("%s: a refused update changed the buy", c.name)
+		}
+	}
+	t.Run("nothing to change", func(t *testing.T) {
+		b := buy(true)
+		ch, r := Apply(b, update(t, `{`+base+`,"paused":false}`), in, "buyer")
+		if r != nil || len(ch.Events) != 0 {
+			t.Errorf("resuming a running buy = %+v, %v; want no change", ch, r)
+		}
+	})
+}
+
+func TestDecodeRefusesWhatIsNotHonoured(t *testing.T) {
+	for _, c := range []struct {
+		name, args, field string
+		code              adcp.Code
+	}{
+		{"no idempotency key", `{"account":{"account_id":"a"},"brand":{"domain":"b.example"},"start_time":"asap","end_time":"2027-01-01T00:00:00Z","packages":[{"product_id":"p","pricing_option_id":"o","budget":1}]}`, "idempotency_key", adcp.InvalidRequest},
+		{"a start in the past", `{"idempotency_key":"0123456789abcdef","account":{"account_id":"a"},"brand":{"domain":"b.example"},"start_time":"2020-01-01T00:00:00Z","end_time":"2027-01-01T00:00:00Z","packages":[{"product_id":"p","pricing_option_id":"o","budget":1}]}`, "start_time", adcp.InvalidRequest},
+		{"measurement terms", `{"idempotency_key":"0123456789abcdef","account":{"account_id":"a"},"brand":{"domain":"b.example"},"start_time":"asap","end_time":"2027-01-01T00:00:00Z","packages":[{"product_id":"p","pricing_option_id":"o","budget":1,"measurement_terms":{}}]}`, "packages[0].measurement_terms", adcp.TermsRejected},
+		{"other targeting", `{"idempotency_key":"0123456789abcdef","account":{"account_id":"a"},"brand":{"domain":"b.example"},"start_time":"asap","end_time":"2027-01-01T00:00:00Z","packages":[{"product_id":"p","pricing_option_id":"o","budget":1,"targeting_overlay":{"geo_metros":[{"system":"nielsen_dma","values":["501"]}]}}]}`, "packages[0].targeting_overlay.geo_metros", adcp.UnsupportedFeature},
+		{"a proposal", `{"idempotency_key":"0123456789abcdef","account":{"account_id":"a"},"brand":{"domain":"b.example"},"start_time":"asap","end_time":"2027-01-01T00:00:00Z","proposal_id":"p1","total_budget":{"amount":1,"currency":"USD"}}`, "proposal_id", adcp.ProposalNotFound},
+	} {
+		_, err := DecodeCreate([]byte(c.args), t0)
+		var re *RequestError
+		if !errors.As(err, &re) {
+			t.Errorf("%s: DecodeCreate = %v, want a request error", c.name, err)
+			continue
+		}
+		found := false
+		for _, p := range re.Problems {
+			if p.Field == c.field && p.Code == c.code {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: problems = %+v, want %s at %s", c.name, re.Problems, c.code, c.field)
+		}
+	}
+	if _, err := DecodeDelivery([]byte(`{"start_date":"2026-04-15","end_date":"2026-04-15"}`)); err == nil {
+		t.Error("an empty half-open range was accepted")
+	}
+}
+
+func TestAllocateKeepsTheTotals(t *testing.T) {
+	b := buy(true, true, true) // budgets 1000, 2000, 3000
+	vs := 4.3
+	m := Metrics{Impressions: 10001, Clicks: 7, Spend: 100.01, Viewability: &Viewability{Measurable: 9000, Viewable: 7001, ViewedSeconds: &vs, Standard: "mrc"}}
+	parts := Allocate(b, m)
+	var sum Metrics
+	for _, p := range b.Packages {
+		sum.Add(parts[p.ID])
+	}
+	if sum.Impressions != m.Impressions || sum.Clicks != m.Clicks || sum.Spend != m.Spend ||
+		sum.Viewability.Measurable != 9000 || sum.Viewability.Viewable != 7001 || sum.Viewability.Standard != "mrc" {
+		t.Errorf("the allocated parts sum to %+v (viewability %+v), want the simulated figures %+v", sum, sum.Viewability, m)
+	}
+	if got := *sum.Viewability.ViewedSeconds; got < 4.299 || got > 4.301 {
+		t.Errorf("viewed seconds after allocation = %v, want 4.3", got)
+	}
+	if parts["c"].Impressions < parts["b"].Impressions {
+		t.Errorf("allocation ignores the budgets: %+v", parts)
+	}
+}
+
+func TestSumIsHalfOpen(t *testing.T) {
+	b := buy(true)
+	day := func(s string, imps int64) Row {
+		return Row{MediaBuyID: "mb", PackageID: "a", Date: adcp.MustDate(s), Metrics: Metrics{Impressions: imps, Spend: float64(imps) / 10}}
+	}
+	rows := []Row{day("2026-04-01", 100), day("2026-04-15", 200), day("2026-04-16", 400), {MediaBuyID: "other", PackageID: "a", Date: adcp.MustDate("2026-04-15"), Metrics: Metrics{Impressions: 9}}}
+	d := Sum(b, rows, Period{From: adcp.MustDate("2026-04-15"), To: adcp.MustDate("2026-04-16")})
+	if d.Totals.Impressions != 200 || d.Totals.Spend != 20 || len(d.Packages) != 1 || len(d.Packages[0].Days) != 1 {
+		t.Errorf("Sum over [04-15, 04-16) = %+v, want the 15th only", d)
+	}
+	if all := Sum(b, rows, Period{}); all.Totals.Impressions != 700 {
+		t.Errorf("Sum over everything = %d impressions, want 700", all.Totals.Impressions)
+	}
+}
