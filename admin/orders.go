@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/buying"
 	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/mediabuy"
@@ -101,6 +102,11 @@ func (h *Handler) approveOrder(c echo.Context) error {
 	if err != nil {
 		return decided(err)
 	}
+	if err := h.Record(c, audit.OrderApprove, c.Param("id"), map[string]string{
+		"media_buy_id": b.ID, "account": b.Account, "total_budget": strconv.FormatFloat(b.TotalBudget(), 'f', -1, 64), "currency": b.Currency,
+	}); err != nil {
+		return err
+	}
 	o, err := h.Store.Order(ctx, pub(c), c.Param("id"))
 	if err != nil {
 		return err
@@ -134,6 +140,11 @@ func (h *Handler) declineOrder(c echo.Context) error {
 			"; write the reason without confidential names, ids or markup"}}, "")
 	case err != nil:
 		return decided(err)
+	}
+	if err := h.Record(c, audit.OrderDecline, c.Param("id"), map[string]string{
+		"slug": string(composed.Slug), "own_words": strconv.FormatBool(strings.TrimSpace(req.Reason) != ""),
+	}); err != nil {
+		return err
 	}
 	o, err := h.Store.Order(c.Request().Context(), pub(c), c.Param("id"))
 	if err != nil {
@@ -267,7 +278,28 @@ func (h *Handler) reportDelivery(c echo.Context) error {
 		}
 		return err
 	}
+	if err := h.Record(c, audit.DeliveryReport, "delivery", deliveryDetail(rows)); err != nil {
+		return err
+	}
 	return c.JSON(http.StatusOK, map[string]any{"stored": len(rows)})
+}
+
+// deliveryDetail sums up a stored report for the audit trail: how many
+// rows, for how many buys, over which days.
+func deliveryDetail(rows []mediabuy.Row) map[string]string {
+	buys := map[string]bool{}
+	first, last := rows[0].Date, rows[0].Date
+	for _, r := range rows {
+		buys[r.MediaBuyID] = true
+		if r.Date.Before(first) {
+			first = r.Date
+		}
+		if r.Date.After(last) {
+			last = r.Date
+		}
+	}
+	return map[string]string{"rows": strconv.Itoa(len(rows)), "media_buys": strconv.Itoa(len(buys)),
+		"first_day": first.String(), "last_day": last.String()}
 }
 
 // deliveryRows checks each row against the publisher's buys.

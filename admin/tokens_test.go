@@ -294,6 +294,27 @@ func TestAuditRecordsEveryAdminWrite(t *testing.T) {
 	product := c.do("GET", pub+"/products", "").json(t)["products"].([]any)[0].(map[string]any)
 	product["product_id"] = "audit-probe"
 	pdoc, _ := json.Marshal(product)
+	// A buy made at once, for a delivery report, and two orders waiting
+	// for the desk.
+	bought := buyTool(t, env, "create_media_buy", buyArgs("audit-buy-0000000001", "5000"))
+	buyID, _ := bought["media_buy_id"].(string)
+	pkgs, _ := bought["packages"].([]any)
+	if buyID == "" || len(pkgs) != 1 {
+		t.Fatalf("create_media_buy = %v, want a buy with one package", bought)
+	}
+	pkgID := pkgs[0].(map[string]any)["package_id"].(string)
+	var orders []string
+	for i, budget := range []string{"120000", "130000"} {
+		o := buyTool(t, env, "create_media_buy", buyArgs(fmt.Sprintf("audit-order-000000000%d", i), budget))
+		id, _ := o["task_id"].(string)
+		if o["status"] != "submitted" || id == "" {
+			t.Fatalf("create_media_buy over the review threshold = %v, want an order for the desk", o)
+		}
+		orders = append(orders, id)
+	}
+	row := func(date string, impressions int) string {
+		return fmt.Sprintf(`{"media_buy_id":%q,"package_id":%q,"date":%q,"impressions":%d,"spend":12.5}`, buyID, pkgID, date, impressions)
+	}
 	for _, step := range []struct {
 		method, path, body string
 		headers            []string
@@ -321,6 +342,12 @@ func TestAuditRecordsEveryAdminWrite(t *testing.T) {
 			map[string]string{"operator": "agency.example", "brand_domain": "brand.example", "brand_id": "", "sandbox": "false", "disclosure_cap": "range"}},
 		{"POST", "/buyer-tokens", `{"id":"agency-2","operator":"agency.example","expires_in":"24h"}`, nil, "token.create", "", nil},
 		{"POST", "/signing-keys/rotate", "", nil, "signing_key.rotate", "", nil},
+		{"POST", "/orders/" + orders[0] + "/approve", "{}", nil, "order.approve", orders[0],
+			map[string]string{"total_budget": "120000", "currency": "USD"}},
+		{"POST", "/orders/" + orders[1] + "/decline", `{"slug":"commercially_declined","reason":"Not this quarter."}`, nil, "order.decline", orders[1],
+			map[string]string{"slug": "commercially_declined", "own_words": "true"}},
+		{"POST", "/delivery", `{"rows":[` + row("2026-11-27", 1000) + "," + row("2026-11-28", 2000) + `]}`, nil, "delivery.report", "delivery",
+			map[string]string{"rows": "2", "media_buys": "1", "first_day": "2026-11-27", "last_day": "2026-11-28"}},
 	} {
 		headers, body := step.headers, step.body
 		if strings.HasPrefix(step.action, "product.") || strings.HasPrefix(step.action, "catalogue.") {
@@ -359,6 +386,11 @@ func TestAuditRecordsEveryAdminWrite(t *testing.T) {
 	etag := c.do("GET", pub+"/products", "").Header.Get("ETag")
 	wantProblem(t, c.do("POST", pub+"/catalogue/import?format=jsonl", `{"product_id":"half-a-product"}`+"\n", "If-Match", etag), http.StatusUnprocessableEntity, "")
 	wantProblem(t, c.do("POST", pub+"/catalogue/rollback", `{"version":99999}`, "If-Match", etag), http.StatusUnprocessableEntity, "/version")
+	wantProblem(t, c.do("POST", pub+"/orders/"+orders[0]+"/approve", "{}"), http.StatusConflict, "")
+	wantProblem(t, c.do("POST", pub+"/orders/"+orders[0]+"/decline", `{"slug":"commercially_declined"}`), http.StatusConflict, "")
+	wantProblem(t, c.do("POST", pub+"/orders/nope/approve", "{}"), http.StatusNotFound, "")
+	wantProblem(t, c.do("POST", pub+"/delivery", `{"rows":[`+row("2026-11-28", 5)+`,{"media_buy_id":"mb_nope","package_id":"p","date":"2026-11-28","impressions":1,"spend":1}]}`),
+		http.StatusUnprocessableEntity, "/rows/1/media_buy_id")
 	if got := len(trail(t, c, "?limit=1000")); got != before {
 		t.Errorf("refused writes added %d audit entries", got-before)
 	}

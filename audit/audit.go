@@ -1,8 +1,9 @@
 // Package audit defines the admin audit trail: who did what to a
 // publisher's storefront, with which token, when and from where. Every
 // admin action (a rulebook or catalogue save, a rollback, a token or
-// account change, a webhook-signing key rotation) is appended to the
-// publisher's trail before the reply says it succeeded.
+// account change, a webhook-signing key rotation, an order decision, a
+// delivery report) is appended to the publisher's trail before the reply
+// says it succeeded.
 //
 // The trail is a hash chain kept with the decision ledger's discipline:
 // each entry's hash covers its canonical bytes and the previous entry's
@@ -48,11 +49,15 @@ const (
 	TokenRevoke       Action = "token.revoke"
 	TokenRotate       Action = "token.rotate"
 	SigningKeyRotate  Action = "signing_key.rotate"
+	OrderApprove      Action = "order.approve"
+	OrderDecline      Action = "order.decline"
+	DeliveryReport    Action = "delivery.report"
 )
 
 // Actions lists every action, in the order the console offers them.
 var Actions = []Action{
 	RulebookSave, RulebookRollback, VoiceSave, ProductPut, ProductDelete, CatalogueImport, CatalogueRollback,
+	OrderApprove, OrderDecline, DeliveryReport,
 	PublisherCreate, PublisherUpdate, AccountPut, TokenCreate, TokenRevoke, TokenRotate,
 	SigningKeyRotate,
 }
