@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/buying"
@@ -116,10 +117,16 @@ const (
 // MediaBuyTools are the media-buy tools, in the order they are listed.
 var MediaBuyTools = []string{"sync_accounts", "list_accounts", "create_media_buy", "get_media_buys", "update_media_buy", "get_media_buy_delivery"}
 
+// decidingBuyTools are the media-buy tools that change something: their
+// answers are decisions on the ledger, with an arm (completed, submitted
+// or failed), and they take an idempotency_key.
+var decidingBuyTools = []string{"sync_accounts", "create_media_buy", "update_media_buy"}
+
 // EnableBuying registers the media-buy tools, run by b.
 func (a *Agent) EnableBuying(b *buying.Service) {
 	a.Buying = b
-	tool := func(name, desc, schema string, mutating bool, run func(context.Context, buying.Call) buying.Result) *Tool {
+	tool := func(name, desc, schema string, run func(context.Context, buying.Call) buying.Result) *Tool {
+		mutating := slices.Contains(decidingBuyTools, name)
 		return &Tool{
 			Name: name, Description: desc, InputSchema: json.RawMessage(schema),
 			handle: func(ctx context.Context, c Call, p products.Principal, authErr error) Reply {
@@ -137,19 +144,19 @@ func (a *Agent) EnableBuying(b *buying.Service) {
 		}
 	}
 	a.register(tool("sync_accounts", "Provision buyer-declared accounts (brand + operator, billing operator). Accounts are active at once; the seller assigns the timezone.",
-		syncAccountsSchema, true, b.SyncAccounts))
+		syncAccountsSchema, b.SyncAccounts))
 	a.register(tool("list_accounts", "List the accounts these credentials may use, with billing, payment terms, timezone and status.",
-		listAccountsSchema, false, b.ListAccounts))
+		listAccountsSchema, b.ListAccounts))
 	a.register(tool("create_media_buy", "Buy packages of products from get_products. Each package is checked against the same merchandising rules as a brief: "+
 		"a package the rules decline is refused with the decline's typed error and the same sanitized reason get_products gives for those terms. "+
 		"The answer is completed (media_buy_id, packages), submitted (the order waits for the publisher's approval; poll the task or wait for the webhook), or failed.",
-		createMediaBuySchema, true, b.Create))
+		createMediaBuySchema, b.Create))
 	a.register(tool("get_media_buys", "Read media buys: status, packages, valid actions and, on request, history.",
-		getMediaBuysSchema, false, b.Get))
+		getMediaBuysSchema, b.Get))
 	a.register(tool("update_media_buy", "Pause, resume or cancel a media buy, change its flight, budgets or creative assignments. Changed terms are checked against the merchandising rules again.",
-		updateMediaBuySchema, true, b.Update))
+		updateMediaBuySchema, b.Update))
 	a.register(tool("get_media_buy_delivery", "Delivery reported for media buys: totals and per package (daily on request) over a half-open UTC date range.",
-		deliverySchema, false, b.Delivery))
+		deliverySchema, b.Delivery))
 }
 
 // authReply is the answer to a call whose credentials failed, in the

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"slices"
 	"time"
 
 	"github.com/storefront/storefront/adcp"
@@ -26,6 +27,13 @@ func (a *Agent) observe(tool string, c Call, r Reply, took time.Duration) {
 		ans.Code = member(r.Payload, `"code":"`)
 	case tool == "get_products":
 		ans.Arm = member(head, `{"status":"`)
+	case slices.Contains(decidingBuyTools, tool):
+		// A buy's answer is completed unless the order waits for the
+		// desk; before 3.2 its status member is the buy's status.
+		ans.Arm = "completed"
+		if member(head, `{"status":"`) == "submitted" {
+			ans.Arm = "submitted"
+		}
 	}
 	if d, ok := r.Meta[outcome.Namespace+"/decline"].(map[string]any); ok {
 		ans.Slug, _ = d["slug"].(string)

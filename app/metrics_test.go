@@ -206,3 +206,57 @@ func TestMetricsOfThePostgreSQLStore(t *testing.T) {
 		t.Errorf("storefront_db_resync_failures_total = %v, want it served at 0", f)
 	}
 }
+
+// TestMetricsOfMediaBuys: the media-buy tools are counted under their own
+// names with the arm of their answers, a buy the rulebook refuses with its
+// slug and code, and the order desk's orders and tasks as the buyer sends
+// an order and the publisher approves it.
+func TestMetricsOfMediaBuys(t *testing.T) {
+	const token = "metrics-secret"
+	env := testenv.Start(t, "--metrics-token", token)
+	buy := func(key, budget string) string {
+		return `{"adcp_version":"3.2-beta.5","idempotency_key":"` + key + `","account":{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"},` +
+			`"brand":{"domain":"acme.example"},"start_time":"2026-12-07T00:00:00Z","end_time":"2027-01-31T00:00:00Z",` +
+			`"packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":` + budget + `}]}`
+	}
+	before := scrape(t, env.BaseURL, token)
+	if got := call(t, env.BaseURL, env.BuyerToken, "create_media_buy", buy("metrics-buy-00000001", "5000")); got["media_buy_id"] == nil {
+		t.Fatalf("create_media_buy of 5,000 USD = %v, want a buy", got)
+	}
+	if got := call(t, env.BaseURL, env.BuyerToken, "create_media_buy", buy("metrics-buy-00000002", "400")); got["status"] != "failed" {
+		t.Fatalf("create_media_buy of 400 USD = %v, want the refusal", got)
+	}
+	order := call(t, env.BaseURL, env.BuyerToken, "create_media_buy", buy("metrics-buy-00000003", "120000"))
+	task, _ := order["task_id"].(string)
+	if order["status"] != "submitted" || task == "" {
+		t.Fatalf("create_media_buy of 120,000 USD = %v, want an order for the desk", order)
+	}
+	if status, _, body := adminDo(t, env.BaseURL, env.AdminToken, "POST", "/admin/v1/publishers/northwind/orders/"+task+"/approve", "{}"); status != 200 {
+		t.Fatalf("approving the order = %d %s", status, body)
+	}
+	call(t, env.BaseURL, env.BuyerToken, "get_media_buys", `{"account":{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"}}`)
+	after := scrape(t, env.BaseURL, token)
+
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{"storefront_requests_total", map[string]string{"publisher": "northwind", "transport": "mcp", "tool": "create_media_buy", "arm": "completed", "slug": "none", "version": "3.2-beta.5"}, 1},
+		{"storefront_requests_total", map[string]string{"tool": "create_media_buy", "arm": "failed", "slug": "budget_below_minimum"}, 1},
+		{"storefront_requests_total", map[string]string{"tool": "create_media_buy", "arm": "submitted", "slug": "none"}, 1},
+		{"storefront_requests_total", map[string]string{"tool": "get_media_buys", "arm": "none"}, 1},
+		{"storefront_requests_total", map[string]string{"tool": "other"}, 0},
+		{"storefront_failed_answers_total", map[string]string{"tool": "create_media_buy", "code": "BUDGET_TOO_LOW"}, 1},
+		{"storefront_orders_total", map[string]string{"publisher": "northwind", "event": "submitted"}, 1},
+		{"storefront_orders_total", map[string]string{"publisher": "northwind", "event": "approved"}, 1},
+		{"storefront_tasks_total", map[string]string{"publisher": "northwind", "status": "submitted"}, 1},
+		{"storefront_tasks_total", map[string]string{"publisher": "northwind", "status": "completed"}, 1},
+		// The buy, the refusal, the order and its approval.
+		{"storefront_ledger_append_duration_seconds", nil, 4},
+	} {
+		if got := value(after, c.name, c.labels) - value(before, c.name, c.labels); got != c.want {
+			t.Errorf("%s%v moved by %v, want %v", c.name, c.labels, got, c.want)
+		}
+	}
+}

@@ -24,6 +24,7 @@ func served(t *testing.T) map[string]bool {
 	m.Purged("tasks", 1)
 	m.Import("p", "saved")
 	m.Backtest("p", "done")
+	m.Order("p", "submitted")
 	m.WatchScreen(func() (uint64, uint64, uint64) { return 0, 0, 0 })
 	m.WatchPool(func() metrics.PoolStats { return metrics.PoolStats{} })
 	m.WatchResyncs(func() int64 { return 0 })

@@ -52,6 +52,7 @@ type Metrics struct {
 	purged      *prometheus.CounterVec
 	imports     *prometheus.CounterVec
 	backtests   *prometheus.CounterVec
+	orders      *prometheus.CounterVec
 }
 
 // Labels are the closed sets the request metrics' labels are bounded by.
@@ -144,9 +145,12 @@ func New(l Labels) *Metrics {
 		backtests: counterVec("backtests_total",
 			"Backtests, by publisher and result: done, canceled, failed.",
 			"publisher", "result"),
+		orders: counterVec("orders_total",
+			"Orders on the publisher's desk, by publisher and event: submitted (a buy the rulebook sent to review), approved, declined.",
+			"publisher", "event"),
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.failures, m.idempotency, m.appends, m.batchSize, m.batchTime,
-		m.directives, m.tasks, m.purged, m.imports, m.backtests, recoveredPanics,
+		m.directives, m.tasks, m.purged, m.imports, m.backtests, m.orders, recoveredPanics,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -281,6 +285,14 @@ func (m *Metrics) Backtest(publisher, result string) {
 		return
 	}
 	m.backtests.WithLabelValues(publisher, bounded(result, []string{"done", "canceled", "failed"})).Inc()
+}
+
+// Order counts an order-desk event: submitted, approved or declined.
+func (m *Metrics) Order(publisher, event string) {
+	if m == nil {
+		return
+	}
+	m.orders.WithLabelValues(publisher, bounded(event, []string{"submitted", "approved", "declined"})).Inc()
 }
 
 // ScreenCounts reads the screen's process-wide counts of what it withheld.

@@ -11,7 +11,8 @@ import (
 
 // Observed is a Store that counts what buyer calls do to it: how long each
 // ledger append waits, directives set and taken, tasks created and
-// finished. The buyer-facing code uses it; the admin API and the snapshot
+// finished, orders sent to the desk and decided (the order desk's
+// decisions go through the same media-buy service, so through it too). The buyer-facing code uses it; the admin API and the snapshot
 // cache use the store itself, since the wrapper does not carry the
 // optional roles (LedgerWindow, Catalogues, ...).
 type Observed struct {
@@ -61,6 +62,26 @@ func (o Observed) FinishTask(ctx context.Context, publisher string, owner TaskOw
 	t, err := o.Store.FinishTask(ctx, publisher, owner, id, status, result, at)
 	if err == nil {
 		o.Metrics.Task(publisher, status)
+	}
+	return t, err
+}
+
+// CreateOrder implements Store: the order and its submitted task.
+func (o Observed) CreateOrder(ctx context.Context, publisher string, ord Order, t Task) error {
+	err := o.Store.CreateOrder(ctx, publisher, ord, t)
+	if err == nil {
+		o.Metrics.Order(publisher, "submitted")
+		o.Metrics.Task(publisher, t.Status)
+	}
+	return err
+}
+
+// DecideOrder implements Store: the decision and the task it finishes.
+func (o Observed) DecideOrder(ctx context.Context, publisher string, d Decision) (Task, error) {
+	t, err := o.Store.DecideOrder(ctx, publisher, d)
+	if err == nil {
+		o.Metrics.Order(publisher, d.Status)
+		o.Metrics.Task(publisher, t.Status)
 	}
 	return t, err
 }
