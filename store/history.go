@@ -90,14 +90,16 @@ type Catalogues interface {
 	WalkCatalogue(ctx context.Context, publisher string, fn func(products.Product) error) (int64, error)
 }
 
-// Recordings serve backtests: the decisions of a window of time with the
-// requests they answered.
+// Recordings serve backtests: the get_products decisions of a window of
+// time with the requests they answered. Decisions of other tasks (media
+// buys, order decisions) are not briefs a rulebook draft could answer
+// again, and are left out.
 type Recordings interface {
-	// CountRecorded counts the decisions at or after since, and how many
-	// of them still have their request.
+	// CountRecorded counts the get_products decisions at or after since,
+	// and how many of them still have their request.
 	CountRecorded(ctx context.Context, publisher string, since time.Time) (decisions, withRequest int64, err error)
-	// WalkRecorded calls fn, in sequence order, on each decision at or
-	// after since, with its Request set when it was kept.
+	// WalkRecorded calls fn, in sequence order, on each get_products
+	// decision at or after since, with its Request set when it was kept.
 	WalkRecorded(ctx context.Context, publisher string, since time.Time, fn func(ledger.Entry) error) error
 }
 

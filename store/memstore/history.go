@@ -318,7 +318,8 @@ func (s *Store) WalkCatalogue(ctx context.Context, publisher string, fn func(pro
 	return v, walk(ctx, ps, fn)
 }
 
-// recorded copies the entries at or after since, with their requests.
+// recorded copies the get_products entries at or after since, with their
+// requests.
 func (s *Store) recorded(publisher string, since time.Time) ([]ledger.Entry, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -327,9 +328,13 @@ func (s *Store) recorded(publisher string, since time.Time) ([]ledger.Entry, err
 		return nil, err
 	}
 	i := sort.Search(len(p.chain), func(i int) bool { return !p.chain[i].Time.Before(since) })
-	out := append([]ledger.Entry(nil), p.chain[i:]...)
-	for j := range out {
-		out[j].Request = slices.Clone(p.requests[out[j].Sequence])
+	var out []ledger.Entry
+	for _, e := range p.chain[i:] {
+		if e.Task != "" {
+			continue // not a brief
+		}
+		e.Request = slices.Clone(p.requests[e.Sequence])
+		out = append(out, e)
 	}
 	return out, nil
 }

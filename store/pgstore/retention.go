@@ -23,7 +23,7 @@ func (s *Store) CountRecorded(ctx context.Context, publisher string, since time.
 	if err := s.pool.QueryRow(ctx, `
 		SELECT count(*), count(r.sequence) FROM ledger_entries e
 		LEFT JOIN ledger_requests r ON r.publisher_id = e.publisher_id AND r.sequence = e.sequence
-		WHERE e.publisher_id = $1 AND e.at >= $2`, publisher, ceilMicro(since)).Scan(&decisions, &kept); err != nil {
+		WHERE e.publisher_id = $1 AND e.at >= $2 AND e.task = ''`, publisher, ceilMicro(since)).Scan(&decisions, &kept); err != nil {
 		return 0, 0, err
 	}
 	if decisions == 0 {
@@ -52,7 +52,12 @@ func (s *Store) WalkRecorded(ctx context.Context, publisher string, since time.T
 	if first == nil {
 		return nil
 	}
-	return s.walkEntries(ctx, publisher, *first-1, end, true, fn)
+	return s.walkEntries(ctx, publisher, *first-1, end, true, func(e ledger.Entry) error {
+		if e.Task != "" {
+			return nil // not a brief
+		}
+		return fn(e)
+	})
 }
 
 // purgeBatch bounds how many ledger requests one statement deletes, so a

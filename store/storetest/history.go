@@ -250,7 +250,9 @@ func recordings(t *testing.T, s store.Store) store.Recordings {
 
 // testRecordedRequests checks that the request of each decision is kept
 // beside the chain (not in it), read back with its entry, not kept when
-// it is too large, and counted.
+// it is too large, and counted; decisions of other tasks than
+// get_products (a media buy) are not briefs and are neither counted nor
+// walked.
 func testRecordedRequests(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	r := recordings(t, s)
@@ -278,6 +280,13 @@ func testRecordedRequests(t *testing.T, s store.Store) {
 		} else {
 			want = append(want, rec.Request)
 		}
+		if i == 3 {
+			buy := record(alpha.ID, i)
+			buy.Task, buy.Request = "create_media_buy", []byte(`{"packages":[]}`)
+			buy.RequestDigest = ledger.Digest(buy.Request)
+			_, err := s.Append(ctx, buy)
+			wantErr(t, "Append(create_media_buy)", err, nil)
+		}
 	}
 	_, err := s.Append(ctx, ledger.Record{Publisher: beta.ID, Arm: "completed", Request: []byte(`{"brief":"beta"}`)})
 	wantErr(t, "Append(beta)", err, nil)
@@ -296,6 +305,9 @@ func testRecordedRequests(t *testing.T, s store.Store) {
 	err = r.WalkRecorded(ctx, alpha.ID, before, func(e ledger.Entry) error {
 		if e.Publisher != alpha.ID {
 			t.Errorf("WalkRecorded(alpha) gave an entry of %q", e.Publisher)
+		}
+		if e.Task != "" {
+			t.Errorf("WalkRecorded gave entry %d of %s, which is not a brief", e.Sequence, e.Task)
 		}
 		if e.Request != nil && ledger.Digest(e.Request) != e.RequestDigest {
 			t.Errorf("entry %d: the kept request does not match its digest", e.Sequence)
