@@ -1,13 +1,9 @@
 package admin_test
 
 import (
-	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/storefront/storefront/internal/testenv"
 )
@@ -15,21 +11,7 @@ import (
 // buyTool calls a tool as the demo buyer and returns the AdCP object.
 func buyTool(t *testing.T, env *testenv.Env, tool, args string) map[string]any {
 	t.Helper()
-	ctx := context.Background()
-	tr := &mcp.StreamableClientTransport{Endpoint: env.BaseURL + "/mcp", HTTPClient: testenv.BearerClient(env.BuyerToken), DisableStandaloneSSE: true, MaxRetries: -1}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "admin-test-buyer", Version: "0"}, nil).Connect(ctx, tr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &m); err != nil {
-		t.Fatal(err)
-	}
+	m, _ := testenv.CallTool(t, env.BaseURL, env.BuyerToken, tool, args)
 	return m
 }
 

@@ -1,14 +1,10 @@
 package app_test
 
 import (
-	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -69,28 +65,28 @@ outer:
 	return sum
 }
 
+// moved is how much a family's samples with some labels should move.
+type moved struct {
+	name   string
+	labels map[string]string
+	want   float64
+}
+
+// wantMoved checks that each figure moved between two scrapes by exactly
+// what it should.
+func wantMoved(t *testing.T, before, after map[string]*dto.MetricFamily, figures []moved) {
+	t.Helper()
+	for _, f := range figures {
+		if got := value(after, f.name, f.labels) - value(before, f.name, f.labels); got != f.want {
+			t.Errorf("%s%v moved by %v, want %v", f.name, f.labels, got, f.want)
+		}
+	}
+}
+
 // call runs one tool over MCP with an optional bearer.
 func call(t *testing.T, base, token, tool, args string) map[string]any {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	tr := &mcp.StreamableClientTransport{Endpoint: base + "/mcp", DisableStandaloneSSE: true, MaxRetries: -1}
-	if token != "" {
-		tr.HTTPClient = testenv.BearerClient(token)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(ctx, tr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
-	if err != nil {
-		t.Fatalf("%s: %v", tool, err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &m); err != nil {
-		t.Fatal(err)
-	}
+	m, _ := testenv.CallTool(t, base, token, tool, args)
 	return m
 }
 
@@ -132,14 +128,7 @@ func TestMetricsMoveWithTraffic(t *testing.T) {
 	}
 	after := scrape(t, env.BaseURL, token)
 
-	delta := func(name string, labels map[string]string) float64 {
-		return value(after, name, labels) - value(before, name, labels)
-	}
-	for _, c := range []struct {
-		name   string
-		labels map[string]string
-		want   float64
-	}{
+	wantMoved(t, before, after, []moved{
 		{"storefront_requests_total", map[string]string{"publisher": "northwind", "transport": "mcp", "tool": "get_products", "arm": "completed", "slug": "none", "version": "3.2-beta.5"}, 4},
 		{"storefront_requests_total", map[string]string{"tool": "get_products", "arm": "failed", "slug": "none"}, 1},
 		{"storefront_requests_total", map[string]string{"tool": "get_products", "arm": "rejected", "slug": "budget_below_minimum", "version": "3.2-beta.5"}, 1},
@@ -160,11 +149,7 @@ func TestMetricsMoveWithTraffic(t *testing.T) {
 		// The vendor's sentence is withheld twice: when the controller
 		// echoes the forced reason, and when the decline is composed.
 		{"storefront_screen_replacements_total", map[string]string{"kind": "sentence"}, 2},
-	} {
-		if got := delta(c.name, c.labels); got != c.want {
-			t.Errorf("%s%v moved by %v, want %v", c.name, c.labels, got, c.want)
-		}
-	}
+	})
 	// Every label is from its closed set: no brief, reason or key text.
 	for _, f := range after {
 		for _, m := range f.GetMetric() {
@@ -237,11 +222,7 @@ func TestMetricsOfMediaBuys(t *testing.T) {
 	call(t, env.BaseURL, env.BuyerToken, "get_media_buys", `{"account":{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"}}`)
 	after := scrape(t, env.BaseURL, token)
 
-	for _, c := range []struct {
-		name   string
-		labels map[string]string
-		want   float64
-	}{
+	wantMoved(t, before, after, []moved{
 		{"storefront_requests_total", map[string]string{"publisher": "northwind", "transport": "mcp", "tool": "create_media_buy", "arm": "completed", "slug": "none", "version": "3.2-beta.5"}, 1},
 		{"storefront_requests_total", map[string]string{"tool": "create_media_buy", "arm": "failed", "slug": "budget_below_minimum"}, 1},
 		{"storefront_requests_total", map[string]string{"tool": "create_media_buy", "arm": "submitted", "slug": "none"}, 1},
@@ -254,9 +235,5 @@ func TestMetricsOfMediaBuys(t *testing.T) {
 		{"storefront_tasks_total", map[string]string{"publisher": "northwind", "status": "completed"}, 1},
 		// The buy, the refusal, the order and its approval.
 		{"storefront_ledger_append_duration_seconds", nil, 4},
-	} {
-		if got := value(after, c.name, c.labels) - value(before, c.name, c.labels); got != c.want {
-			t.Errorf("%s%v moved by %v, want %v", c.name, c.labels, got, c.want)
-		}
-	}
+	})
 }

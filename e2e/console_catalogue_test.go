@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/storefront/storefront/internal/testenv"
 )
 
 // signIn opens the console and signs in with the demo admin token.
@@ -273,7 +275,7 @@ func TestConsoleLayout(t *testing.T) {
 	// whose decline form carries the page's placeholder.
 	start, end := time.Now().UTC().AddDate(0, 0, 2).Format("2006-01-02"), time.Now().UTC().AddDate(0, 0, 40).Format("2006-01-02")
 	for i, budget := range []string{"5000", "120000"} {
-		res, failed := callTool(t, sf.BaseURL, sf.BuyerToken, "create_media_buy", `{"adcp_version":"3.2-beta.5","idempotency_key":"layout-order-00000`+fmt.Sprint(i)+`",`+
+		res, failed := testenv.CallTool(t, sf.BaseURL, sf.BuyerToken, "create_media_buy", `{"adcp_version":"3.2-beta.5","idempotency_key":"layout-order-00000`+fmt.Sprint(i)+`",`+
 			`"account":{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"},"brand":{"domain":"acme.example"},`+
 			`"start_time":"`+start+`T00:00:00Z","end_time":"`+end+`T00:00:00Z","packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":`+budget+`}]}`)
 		if failed || (res["media_buy_id"] == nil && res["status"] != "submitted") {

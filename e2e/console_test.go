@@ -18,7 +18,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/storefront/storefront/internal/testenv"
 )
 
 // The console's browser tests drive headless Chromium against the real
@@ -311,46 +312,11 @@ func adminToken(t *testing.T, sf *Storefront) string {
 	return m[1]
 }
 
-type bearerTransport struct{ token string }
-
-func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 // getProducts is a buyer agent's get_products call over MCP with the MCP
 // Go SDK client; token may be empty for anonymous discovery.
 func getProducts(t *testing.T, base, token, args string) (map[string]any, bool) {
 	t.Helper()
-	return callTool(t, base, token, "get_products", args)
-}
-
-// callTool is a buyer agent's call of tool over MCP with the MCP Go SDK
-// client: the AdCP object and whether it is the error arm.
-func callTool(t *testing.T, base, token, tool, args string) (map[string]any, bool) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	tr := &mcp.StreamableClientTransport{Endpoint: base + "/mcp", DisableStandaloneSSE: true}
-	if token != "" {
-		tr.HTTPClient = &http.Client{Transport: bearerTransport{token}}
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "console-e2e-buyer", Version: "0"}, nil).Connect(ctx, tr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out map[string]any
-	b, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatal(err)
-	}
-	return out, res.IsError
+	return testenv.CallTool(t, base, token, "get_products", args)
 }
 
 // receipt is the ledger sequence number a response carries.

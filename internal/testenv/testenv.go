@@ -6,11 +6,14 @@ package testenv
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/storefront/storefront/app"
 )
@@ -77,6 +80,33 @@ func (e *Env) Output() string { return e.out.String() }
 // BearerClient returns an HTTP client that sends token as a bearer.
 func BearerClient(token string) *http.Client {
 	return &http.Client{Transport: bearer{token: token, base: http.DefaultTransport}, Timeout: 30 * time.Second}
+}
+
+// CallTool calls tool over MCP at base/mcp with the MCP Go SDK client, as
+// the holder of token (none when empty), and returns the AdCP object and
+// whether the result was marked as an error.
+func CallTool(t testing.TB, base, token, tool, args string) (map[string]any, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tr := &mcp.StreamableClientTransport{Endpoint: base + "/mcp", DisableStandaloneSSE: true, MaxRetries: -1}
+	if token != "" {
+		tr.HTTPClient = BearerClient(token)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "storefront-test-buyer", Version: "0"}, nil).Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage(args)})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &m); err != nil {
+		t.Fatalf("%s: the result's text is not the AdCP object: %v", tool, err)
+	}
+	return m, res.IsError
 }
 
 type bearer struct {

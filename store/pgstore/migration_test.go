@@ -32,18 +32,26 @@ func migrator(t *testing.T, url string) (*sql.DB, *goose.Provider) {
 	return db, p
 }
 
+// migratedDownTo makes a fresh database and migrates it down to version,
+// returning its URL, the database and the provider.
+func migratedDownTo(t *testing.T, version int64) (string, *sql.DB, *goose.Provider) {
+	t.Helper()
+	url := pgtest.NewDatabase(t)
+	db, p := migrator(t, url)
+	if _, err := p.DownTo(t.Context(), version); err != nil {
+		t.Fatalf("migrating down to %d: %v", version, err)
+	}
+	return url, db, p
+}
+
 // TestTokensMigration: tokens made before 00060 keep working after it,
 // with their kind, publisher, name, scope and creation time, and fresh
 // ids; a secret stored as both an admin and a buyer token stays an admin
 // token only. Migrating down carries back the tokens still usable, and
 // never a revoked one.
 func TestTokensMigration(t *testing.T) {
-	url := pgtest.NewDatabase(t)
+	url, db, p := migratedDownTo(t, 2)
 	ctx := t.Context()
-	db, p := migrator(t, url)
-	if _, err := p.DownTo(ctx, 2); err != nil {
-		t.Fatalf("migrating down to 2: %v", err)
-	}
 	adminD, buyerD, bothD := store.TokenDigest("sf_admin_old"), store.TokenDigest("sf_buyer_old"), store.TokenDigest("both")
 	created := time.Date(2025, 6, 1, 8, 30, 0, 0, time.UTC)
 	for _, q := range []struct {
@@ -105,12 +113,8 @@ func TestTokensMigration(t *testing.T) {
 // arrived, while later numbers (00050, 00060) were already applied, gets
 // 00040 at the next start, and the store then keeps buys in it.
 func TestMigratesOutOfOrder(t *testing.T) {
-	url := pgtest.NewDatabase(t)
+	_, db, _ := migratedDownTo(t, 30)
 	ctx := t.Context()
-	db, p := migrator(t, url)
-	if _, err := p.DownTo(ctx, 30); err != nil {
-		t.Fatalf("migrating down to 30: %v", err)
-	}
 	without := fstest.MapFS{}
 	err := fs.WalkDir(pgstore.Migrations(), ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || strings.HasPrefix(path, "00040_") {
@@ -140,8 +144,8 @@ func TestMigratesOutOfOrder(t *testing.T) {
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM media_buys`).Scan(&buys); err != nil {
 		t.Fatalf("00040 was not applied: %v", err)
 	}
-	var task string
-	if err := db.QueryRowContext(ctx, `SELECT column_default FROM information_schema.columns WHERE table_name = 'ledger_entries' AND column_name = 'task'`).Scan(&task); err != nil {
+	var tasks int
+	if err := db.QueryRowContext(ctx, `SELECT count(task) FROM ledger_entries`).Scan(&tasks); err != nil {
 		t.Fatalf("the ledger has no task column: %v", err)
 	}
 }
