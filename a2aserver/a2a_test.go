@@ -26,6 +26,7 @@ import (
 
 	"github.com/storefront/storefront/a2aserver"
 	"github.com/storefront/storefront/decline"
+	"github.com/storefront/storefront/internal/kittest"
 	"github.com/storefront/storefront/internal/spectest"
 	"github.com/storefront/storefront/internal/testenv"
 	"github.com/storefront/storefront/products"
@@ -205,13 +206,7 @@ func mcpTools(t *testing.T, base string) []string {
 
 func get(t *testing.T, url string) (int, []byte) {
 	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
+	return kittest.Get(t, url)
 }
 
 // rpc posts a raw JSON-RPC body with extra headers and returns the status,
@@ -745,6 +740,11 @@ func TestBadInput(t *testing.T) {
 		return `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"messageId":"m1","role":"user","kind":"message","parts":` + parts + `}}}`
 	}
 	const ok1 = `{"data":{"skill":"get_adcp_capabilities","input":{}}}`
+	// Skills other than public discovery need credentials (without them
+	// the call is a 401, TestAuthHTTP), so the unknown ones are asked for
+	// with a buyer's.
+	buyer := []string{"Authorization", "Bearer " + env.BuyerToken}
+	buyerV1 := append(slices.Clone(profileHeader), buyer...)
 	for _, test := range []struct {
 		name       string
 		body       string
@@ -757,8 +757,8 @@ func TestBadInput(t *testing.T) {
 		{"1.0 no data part", v1(`[{"text":"get me products"}]`), profileHeader, -32602, "missing_invocation_datapart"},
 		{"1.0 several data parts", v1(`[` + ok1 + `,{"data":{"skill":"get_products","input":{}}}]`), profileHeader, -32602, "multiple_invocation_dataparts"},
 		{"1.0 advisory text is fine", v1(`[{"text":"AdCP task"},` + ok1 + `]`), profileHeader, 0, ""},
-		{"1.0 unknown skill", v1(`[{"data":{"skill":"acquire_rights","input":{}}}]`), profileHeader, -32602, "unknown_skill"},
-		{"1.0 controller outside sandbox", v1(`[{"data":{"skill":"comply_test_controller","input":{"scenario":"list_scenarios"}}}]`), profileHeader, -32602, "unknown_skill"},
+		{"1.0 unknown skill", v1(`[{"data":{"skill":"acquire_rights","input":{}}}]`), buyerV1, -32602, "unknown_skill"},
+		{"1.0 controller outside sandbox", v1(`[{"data":{"skill":"comply_test_controller","input":{"scenario":"list_scenarios"}}}]`), buyerV1, -32602, "unknown_skill"},
 		{"1.0 input is an array", v1(`[{"data":{"skill":"get_products","input":["brief"]}}]`), profileHeader, -32602, "invalid_input"},
 		{"1.0 input is a string", v1(`[{"data":{"skill":"get_products","input":"coffee"}}]`), profileHeader, -32602, "invalid_input"},
 		{"1.0 input is null", v1(`[{"data":{"skill":"get_products","input":null}}]`), profileHeader, -32602, "invalid_input"},
@@ -775,7 +775,7 @@ func TestBadInput(t *testing.T) {
 		{"0.3 no data part", v0(`[{"kind":"text","text":"products please"}]`), nil, -32602, "missing_invocation_datapart"},
 		{"0.3 no parts", v0(`[]`), nil, -32602, "missing_invocation_datapart"},
 		{"0.3 several data parts", v0(`[{"kind":"data","data":{"skill":"get_products","parameters":{}}},{"kind":"data","data":{"skill":"get_products","parameters":{}}}]`), nil, -32602, "multiple_invocation_dataparts"},
-		{"0.3 unknown skill", v0(`[{"kind":"data","data":{"skill":"sync_creatives","parameters":{}}}]`), nil, -32602, "unknown_skill"},
+		{"0.3 unknown skill", v0(`[{"kind":"data","data":{"skill":"sync_creatives","parameters":{}}}]`), buyer, -32602, "unknown_skill"},
 		{"0.3 input not an object", v0(`[{"kind":"data","data":{"skill":"get_products","parameters":[1,2]}}]`), nil, -32602, "invalid_input"},
 		{"0.3 input and parameters", v0(`[{"kind":"data","data":{"skill":"get_products","parameters":{},"input":{}}}]`), nil, -32602, "invalid_invocation_shape"},
 		{"0.3 file part", v0(`[{"kind":"data","data":{"skill":"get_products","parameters":{}}},{"kind":"file","file":{"uri":"https://cdn.example/x.mp4","mimeType":"video/mp4"}}]`), nil, -32602, "unsupported_part_type"},
@@ -807,14 +807,14 @@ func TestBadInput(t *testing.T) {
 	}
 
 	t.Run("AdCP-level errors are the error arm", func(t *testing.T) {
-		c, _ := client(t, env.BaseURL, "not-a-token", a2aserver.ProfileURI)
-		task := invoke(t, c, "get_products", `{"buying_mode":"brief","brief":"coffee"}`)
+		c, _ := client(t, env.BaseURL, "", a2aserver.ProfileURI)
+		task := invoke(t, c, "get_products", `{"buying_mode":"auction","brief":"coffee"}`)
 		if task.Status.State != a2a.TaskStateFailed {
 			t.Fatalf("state = %s, want failed", task.Status.State)
 		}
 		e, _ := decode(t, payload(t, task))["adcp_error"].(map[string]any)
-		if e["code"] != "AUTH_INVALID" {
-			t.Errorf("adcp_error = %v, want AUTH_INVALID", e)
+		if e["code"] != "INVALID_REQUEST" || e["field"] != "buying_mode" {
+			t.Errorf("adcp_error = %v, want INVALID_REQUEST at buying_mode", e)
 		}
 	})
 

@@ -104,10 +104,16 @@ func TestA2ATasksStayWithTheirCaller(t *testing.T) {
 			{"ListTaskPushNotificationConfigs", `{"taskId":"` + id + `"}`, -32003},
 			{"DeleteTaskPushNotificationConfig", `{"taskId":"` + id + `","id":"cfg"}`, -32003},
 		} {
-			_, _, m := rpc(t, env.BaseURL+"/a2a", `{"jsonrpc":"2.0","id":1,"method":"`+call.method+`","params":`+call.params+`}`, append(profile, auth...)...)
+			want, wantStatus := call.want, http.StatusOK
+			if token == "sf_buyer_someone_else" {
+				// Credentials that name no principal are refused before
+				// any method is read (TestAuthHTTP).
+				want, wantStatus = -31401, http.StatusUnauthorized
+			}
+			status, _, m := rpc(t, env.BaseURL+"/a2a", `{"jsonrpc":"2.0","id":1,"method":"`+call.method+`","params":`+call.params+`}`, append(profile, auth...)...)
 			e, _ := m["error"].(map[string]any)
-			if m["result"] != nil || e == nil || e["code"] != call.want {
-				t.Errorf("%s by %q = %v, want error %v", call.method, token, m, call.want)
+			if status != wantStatus || m["result"] != nil || e == nil || e["code"] != want {
+				t.Errorf("%s by %q = %d %v, want %d with error %v", call.method, token, status, m, wantStatus, want)
 			}
 		}
 	}

@@ -40,6 +40,10 @@ type exchange struct {
 	legacy bool
 	// header is the response header, written before the body.
 	header interface{ Set(k, v string) }
+	// realm is the URL called, for an authentication challenge.
+	realm string
+	// challenge turns the response into a 401 with a challenge.
+	challenge *challengeWriter
 }
 
 type exchangeKey struct{}
@@ -95,12 +99,17 @@ func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) 
 	if err != nil {
 		return nil, err
 	}
+	auth := first(callCtx.ServiceParams(), "Authorization")
+	if ctx, err = h.agent.Admit(ctx, x.publisher, auth, inv.skill, inv.args); err != nil {
+		x.challenge.refuse(x.realm, err)
+		return nil, authError(err)
+	}
 	if !h.agent.Has(inv.skill) {
 		return nil, profileError("unknown_skill", "unknown skill "+quote(inv.skill)+"; the agent card lists the skills")
 	}
 	reply, err := h.agent.Dispatch(ctx, inv.skill, agent.Call{
 		Publisher:     x.publisher,
-		Authorization: first(callCtx.ServiceParams(), "Authorization"),
+		Authorization: auth,
 		Args:          inv.args,
 		Transport:     "a2a",
 	})

@@ -102,13 +102,21 @@ func (s *Server) serveRPC(c echo.Context) error {
 		return err // the body limit's 413
 	}
 	var probe struct {
-		Method string `json:"method"`
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
 	}
 	_ = json.Unmarshal(body, &probe) // a2a-go reports malformed bodies
 	id, _ := s.publisherOf(c)
-	w := c.Response()
-	x := &exchange{publisher: id, legacy: strings.Contains(probe.Method, "/"), header: w.Header()}
-	ctx := context.WithValue(r.Context(), exchangeKey{}, x)
+	realm := s.origin(r) + r.URL.EscapedPath()
+	// Credentials that name no principal are refused whatever the method,
+	// before a2a-go reads the call.
+	ctx, err := s.cfg.Agent.Admit(r.Context(), id, r.Header.Get("Authorization"), "", nil)
+	if err != nil {
+		return unauthenticated(c.Response(), realm, probe.ID, err)
+	}
+	w := &challengeWriter{Response: c.Response()}
+	x := &exchange{publisher: id, legacy: strings.Contains(probe.Method, "/"), header: w.Header(), realm: realm, challenge: w}
+	ctx = context.WithValue(ctx, exchangeKey{}, x)
 	ctx = a2alog.AttachLogger(ctx, s.cfg.Log)
 	r = r.WithContext(ctx)
 	r.Body = io.NopCloser(bytes.NewReader(body))

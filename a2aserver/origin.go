@@ -2,42 +2,16 @@ package a2aserver
 
 import (
 	"net/http"
-	"strings"
+
+	"github.com/storefront/storefront/internal/origin"
 )
 
-// origin is the scheme and host the card advertises, decided by
-// configuration and never by what a client writes in its Host header
-// alone: the public URL when one is set; else the request's Host when it
-// is on the allow-list; else the address the storefront listens on. So a
-// request with a forged Host cannot make the card (or a shared cache in
-// front of it) send buyers to another origin.
-func (s *Server) origin(r *http.Request) string {
-	if s.cfg.PublicURL != "" {
-		return strings.TrimRight(s.cfg.PublicURL, "/")
-	}
-	if allowedHost(s.cfg.AllowedHosts, r.Host) {
-		scheme := "http"
-		if r.TLS != nil {
-			scheme = "https"
-		}
-		return scheme + "://" + strings.ToLower(r.Host)
-	}
-	if s.cfg.ListenOrigin != nil {
-		return s.cfg.ListenOrigin()
-	}
-	return "http://localhost"
-}
+// origin is the scheme and host the card and challenges advertise, by the
+// shared policy: never from a client's Host header alone.
+func (s *Server) origin(r *http.Request) string { return s.policy().Of(r) }
 
-// allowedHost reports whether host (a Host header: a name or address,
-// with an optional port) is one of allowed, compared without regard to
-// case. An entry without a port matches only a Host without one.
-func allowedHost(allowed []string, host string) bool {
-	for _, a := range allowed {
-		if strings.EqualFold(a, host) {
-			return true
-		}
-	}
-	return false
+func (s *Server) policy() origin.Policy {
+	return origin.Policy{PublicURL: s.cfg.PublicURL, AllowedHosts: s.cfg.AllowedHosts, Listen: s.cfg.ListenOrigin}
 }
 
 // cardHeaders sets the card's response headers.
@@ -51,7 +25,7 @@ func allowedHost(allowed []string, host string) bool {
 // from serving one host's card for another.
 func cardHeaders(h http.Header, cfg Config) {
 	h.Set("Access-Control-Allow-Origin", "*")
-	if cfg.PublicURL == "" && len(cfg.AllowedHosts) > 0 {
+	if (origin.Policy{PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts}).VariesByHost() {
 		h.Add("Vary", "Host")
 	}
 }

@@ -52,6 +52,9 @@ type Tool struct {
 	handle      func(ctx context.Context, c Call, p products.Principal, authErr error) Reply
 	// Anonymous tools answer without credentials.
 	Anonymous bool
+	// public, when set, narrows Anonymous: whether this call is one an
+	// anonymous caller may make.
+	public func(ctx context.Context, publisher string, args []byte) bool
 }
 
 // Agent is the storefront's buyer-facing agent.
@@ -121,7 +124,7 @@ func (a *Agent) Dispatch(ctx context.Context, name string, c Call) (Reply, error
 		return Reply{}, ErrUnknownTool
 	}
 	start := time.Now()
-	p, err := a.Authenticate(ctx, c.Publisher, c.Authorization)
+	p, err := a.principalFor(ctx, c)
 	r := t.handle(ctx, c, p, err)
 	a.observe(name, c, r, time.Since(start))
 	return r, nil

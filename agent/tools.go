@@ -101,6 +101,7 @@ func (a *Agent) getProductsTool() *Tool {
 		InputSchema: json.RawMessage(getProductsSchema),
 		Meta:        map[string]any{outcome.Namespace + "/decline_vocabulary": VocabularyMeta()},
 		Anonymous:   true,
+		public:      a.publicDiscovery,
 		handle: func(ctx context.Context, c Call, p products.Principal, authErr error) Reply {
 			if authErr != nil {
 				return authReply(c, authErr)
@@ -138,7 +139,7 @@ func (a *Agent) capabilitiesTool() *Tool {
 			if err != nil {
 				return reply(outcome.NewFailed(env, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable}))
 			}
-			return Reply{Payload: a.capabilities(env, snap), Meta: map[string]any{}}
+			return Reply{Payload: a.capabilities(env, snap, BaseURL(ctx)), Meta: map[string]any{}}
 		},
 	}
 }
@@ -146,7 +147,9 @@ func (a *Agent) capabilitiesTool() *Tool {
 // capabilities writes the get_adcp_capabilities response for a snapshot.
 // Everything in it is derived: versions from adcp, the portfolio from the
 // catalogue, the vocabulary from decline.
-func (a *Agent) capabilities(env outcome.Envelope, snap *products.Snapshot) []byte {
+//
+// base is the publisher's public base URL, when the transport knows it.
+func (a *Agent) capabilities(env outcome.Envelope, snap *products.Snapshot, base string) []byte {
 	m := snap.Catalogue.Market()
 	portfolio := map[string]any{
 		"publisher_domains": publisherDomains(snap),
@@ -177,6 +180,12 @@ func (a *Agent) capabilities(env outcome.Envelope, snap *products.Snapshot) []by
 		{"media_buy", a.mediaBuyCapabilities(portfolio)},
 		{"creative", map[string]any{"has_creative_library": false}},
 		{"ext", map[string]any{outcome.Namespace: map[string]any{"decline_vocabulary": VocabularyMeta()}}},
+	}
+	if strings.HasPrefix(base, "https://") {
+		// The trust root for the publisher's signing keys. The schema
+		// admits only an https URL, so a storefront reached over plain
+		// http (a local one) names none; its brand.json is still served.
+		doc = append(doc, kv{"identity", map[string]any{"brand_json_url": base + BrandPath}})
 	}
 	if a.WebhooksSigned {
 		doc = append(doc, kv{"webhook_signing", map[string]any{

@@ -1,6 +1,7 @@
 package compliance_test
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 
@@ -315,9 +316,7 @@ func TestControllerBadInput(t *testing.T) {
 func TestControllerGate(t *testing.T) {
 	env := testenv.Start(t, "--sandbox")
 	live := kittest.Connect(t, env.BaseURL, kittest.LiveKit)
-	anon := kittest.Connect(t, env.BaseURL, "")
 	buyer := kittest.Connect(t, env.BaseURL, env.BuyerToken)
-	bad := kittest.Connect(t, env.BaseURL, "not-a-token")
 	const force = `"scenario":"force_get_products_arm","params":{"arm":"rejected","reason":"No."}`
 	for _, test := range []struct {
 		name   string
@@ -328,9 +327,6 @@ func TestControllerGate(t *testing.T) {
 		{"live key, unknown scenario", live, `{"scenario":"no_such_scenario","account":{"sandbox":true},"context":{"k":1}}`},
 		{"live key, list_scenarios", live, `{"scenario":"list_scenarios","account":{"sandbox":true},"context":{"k":1}}`},
 		{"live key, named account", live, `{` + force + `,"account":{"brand":{"domain":"acme-outdoor.example"},"operator":"acme-outdoor.example","sandbox":true},"context":{"k":1}}`},
-		{"anonymous", anon, `{"scenario":"list_scenarios","account":{"sandbox":true},"context":{"k":1}}`},
-		{"anonymous, unknown scenario", anon, `{"scenario":"no_such_scenario","account":{"sandbox":true},"context":{"k":1}}`},
-		{"rejected credentials", bad, `{"scenario":"list_scenarios","account":{"sandbox":true},"context":{"k":1}}`},
 		{"live buyer, bare sandbox account", buyer, `{` + force + `,"account":{"sandbox":true},"context":{"k":1}}`},
 		{"live buyer, another operator's account", buyer, `{` + force + `,"account":{"brand":{"domain":"acme-outdoor.example"},"operator":"someone-else.example","sandbox":true},"context":{"k":1}}`},
 	} {
@@ -346,6 +342,19 @@ func TestControllerGate(t *testing.T) {
 				t.Errorf("the refusal names the scenario: %v", m)
 			}
 		})
+	}
+	// Without credentials, or with credentials that name no principal,
+	// the call is refused with HTTP 401 before the controller reads it.
+	for _, token := range []string{"", "not-a-token"} {
+		for _, args := range []string{`{"scenario":"list_scenarios","account":{"sandbox":true}}`, `{"scenario":"no_such_scenario","account":{"sandbox":true}}`} {
+			p := kittest.ProbeMCP(t, env.BaseURL+"/mcp", token, "comply_test_controller", args)
+			if p.Status != http.StatusUnauthorized || p.Header.Get("WWW-Authenticate") == "" {
+				t.Errorf("controller call with token %q = %d %v, want 401 with a challenge", token, p.Status, p.Body)
+			}
+			if strings.Contains(kittest.JSONOf(t, p.Body), "no_such_scenario") {
+				t.Errorf("the refusal names the scenario: %v", p.Body)
+			}
+		}
 	}
 	// Nothing was registered for any of them.
 	kittest.WantStatus(t, kittest.GetProducts(t, live, kittest.Brief), "completed")

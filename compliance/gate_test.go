@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
-	"github.com/storefront/storefront/a2aserver"
 	"github.com/storefront/storefront/internal/kittest"
 	"github.com/storefront/storefront/internal/spectest"
 	"github.com/storefront/storefront/internal/testenv"
@@ -33,8 +31,15 @@ func TestProductionGate(t *testing.T) {
 		{"sandbox", sandbox, true},
 	} {
 		t.Run(test.name, func(t *testing.T) {
+			// A buyer of the storefront: the kit's key in sandbox mode; a
+			// buyer token in production, where the kit's keys are no
+			// credentials at all (see "test-kit key").
+			caller := kittest.Kit
+			if !test.sandbox {
+				caller = test.env.BuyerToken
+			}
 			t.Run("MCP tools/list", func(t *testing.T) {
-				cs := kittest.Connect(t, test.env.BaseURL, kittest.Kit)
+				cs := kittest.Connect(t, test.env.BaseURL, caller)
 				res, err := cs.ListTools(context.Background(), nil)
 				if err != nil {
 					t.Fatal(err)
@@ -49,7 +54,7 @@ func TestProductionGate(t *testing.T) {
 			})
 
 			t.Run("MCP call", func(t *testing.T) {
-				cs := kittest.Connect(t, test.env.BaseURL, kittest.Kit)
+				cs := kittest.Connect(t, test.env.BaseURL, caller)
 				_, payload, err := kittest.TryCall(cs, "comply_test_controller", `{"adcp_version":"3.2-beta.5","scenario":"list_scenarios","account":{"sandbox":true}}`)
 				if test.sandbox {
 					if err != nil {
@@ -96,7 +101,7 @@ func TestProductionGate(t *testing.T) {
 			})
 
 			t.Run("A2A call", func(t *testing.T) {
-				m := a2aSend(t, test.env.BaseURL, kittest.Kit, "comply_test_controller", `{"adcp_version":"3.2-beta.5","scenario":"list_scenarios","account":{"sandbox":true}}`)
+				m := a2aSend(t, test.env.BaseURL, caller, "comply_test_controller", `{"adcp_version":"3.2-beta.5","scenario":"list_scenarios","account":{"sandbox":true}}`)
 				if test.sandbox {
 					if m["error"] != nil || m["result"] == nil {
 						t.Errorf("sandbox A2A call = %v, want a result", m)
@@ -141,23 +146,25 @@ func TestProductionGate(t *testing.T) {
 			})
 
 			t.Run("test-kit key", func(t *testing.T) {
-				cs := kittest.Connect(t, test.env.BaseURL, kittest.Kit)
 				for _, tool := range []string{"get_products", "get_task_status", "list_tasks"} {
 					args := kittest.Brief
 					if tool != "get_products" {
 						args = `{"task_id":"t1"}`
 					}
-					res, payload := kittest.Call(t, cs, tool, args)
-					m := kittest.Decode(t, payload)
-					e, _ := m["adcp_error"].(map[string]any)
+					p := kittest.ProbeMCP(t, test.env.BaseURL+"/mcp", kittest.Kit, tool, args)
 					if test.sandbox {
-						if e["code"] == "AUTH_INVALID" {
-							t.Errorf("%s: the sandbox refused its own test-kit key: %s", tool, payload)
+						if p.Status != http.StatusOK {
+							t.Errorf("%s: the sandbox refused its own test-kit key: %d %v", tool, p.Status, p.Body)
 						}
 						continue
 					}
-					if !res.IsError || e["code"] != "AUTH_INVALID" {
-						t.Errorf("%s with a test-kit key outside sandbox = %s, want AUTH_INVALID", tool, payload)
+					// Outside sandbox mode the key names no principal: the
+					// call is refused before dispatch, as any unknown token.
+					e, _ := p.Body["error"].(map[string]any)
+					data, _ := e["data"].(map[string]any)
+					adcpErr, _ := data["adcp_error"].(map[string]any)
+					if p.Status != http.StatusUnauthorized || !strings.Contains(p.Header.Get("WWW-Authenticate"), `error="invalid_token"`) || adcpErr["code"] != "AUTH_INVALID" {
+						t.Errorf("%s with a test-kit key outside sandbox = %d %v %v, want 401 invalid_token with AUTH_INVALID", tool, p.Status, p.Header.Get("WWW-Authenticate"), p.Body)
 					}
 				}
 			})
@@ -169,24 +176,11 @@ func TestProductionGate(t *testing.T) {
 // returns the JSON-RPC answer.
 func a2aSend(t *testing.T, base, token, skill, input string) map[string]any {
 	t.Helper()
-	body := `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"data":{"skill":"` + skill + `","input":` + input + `}}]}}}`
-	req, err := http.NewRequest(http.MethodPost, base+"/a2a", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
+	p := kittest.ProbeA2A(t, base+"/a2a", token, skill, input)
+	if p.Status != http.StatusOK {
+		t.Fatalf("POST /a2a: %d %v", p.Status, p.Body)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("A2A-Extensions", a2aserver.ProfileURI)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("POST /a2a: %d %s", resp.StatusCode, b)
-	}
-	return kittest.Decode(t, b)
+	return p.Body
 }
 
 // a2aError reads the JSON-RPC error code and the AdCP profile breach.

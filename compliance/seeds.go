@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -146,16 +148,17 @@ func productFromFixture(id string, fx map[string]json.RawMessage, domain string)
 		},
 		"publisher_properties": []map[string]any{{"publisher_domain": domain, "selection_type": "all"}},
 	}
-	known := map[string]bool{}
-	var probe products.Product
-	for _, name := range jsonNames(probe) {
-		known[name] = true
-	}
-	for k, raw := range fx {
-		if !known[k] || k == "product_id" {
-			// Fields the catalogue does not model are left out; the
-			// fixture's product is still served with what it has.
-			continue
+	known := jsonNames(reflect.TypeFor[products.Product]())
+	for _, k := range sortedKeys(fx) {
+		raw := fx[k]
+		if k == "format_ids" || k == "product_id" {
+			continue // format_ids become format_options below
+		}
+		if !known[k] {
+			// A product served without a field its fixture set would
+			// answer differently than the storyboard expects: refuse
+			// what the catalogue cannot honour rather than drop it.
+			return products.Product{}, fail(InvalidParams, "params.fixture.%s: the catalogue does not model %s, so this fixture cannot be honoured", k, k)
 		}
 		var v any
 		if err := json.Unmarshal(raw, &v); err != nil {
@@ -255,14 +258,23 @@ func formatOptionsFromIDs(raw json.RawMessage) []map[string]any {
 	return out
 }
 
-// jsonNames lists the JSON names of a struct's fields.
-func jsonNames(v any) []string {
-	b, _ := json.Marshal(v)
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	out := []string{"video_placement_types", "audio_distribution_types", "exclusivity", "availability", "keywords", "internal_ref"}
+// jsonNames is the set of JSON names of a struct type's fields.
+func jsonNames(t reflect.Type) map[string]bool {
+	out := map[string]bool{}
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.IsExported() && name != "-" && name != "" {
+			out[name] = true
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
+	sort.Strings(out)
 	return out
 }

@@ -330,7 +330,10 @@ func mustJSON(t *testing.T, v any) []byte {
 
 func TestBadInput(t *testing.T) {
 	env := testenv.Start(t)
-	cs := session(t, env.BaseURL, "")
+	anon := session(t, env.BaseURL, "")
+	// A call naming an account needs credentials; without them it is
+	// refused with HTTP 401 before its arguments are read (TestAuthHTTP).
+	buyer := session(t, env.BaseURL, env.BuyerToken)
 	for _, test := range []struct {
 		name, args, code, field string
 	}{
@@ -354,6 +357,10 @@ func TestBadInput(t *testing.T) {
 		{"account without operator", `{"buying_mode":"brief","brief":"x","account":{"brand":{"domain":"acme.example"}}}`, "INVALID_REQUEST", "account.operator"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
+			cs := anon
+			if strings.Contains(test.args, `"account"`) {
+				cs = buyer
+			}
 			res, payload := call(t, cs, "get_products", test.args)
 			if !res.IsError {
 				t.Fatalf("isError = false for bad input: %s", payload)
@@ -377,7 +384,7 @@ func TestBadInput(t *testing.T) {
 	}
 
 	// Unknown fields are accepted: the request schemas allow them.
-	res, payload := call(t, cs, "get_products", `{"buying_mode":"brief","brief":"coffee video","x_custom":{"a":1},"filters":{"ext":{"vendor":{"k":"v"}}}}`)
+	res, payload := call(t, anon, "get_products", `{"buying_mode":"brief","brief":"coffee video","x_custom":{"a":1},"filters":{"ext":{"vendor":{"k":"v"}}}}`)
 	if res.IsError || decode(t, payload)["status"] != "completed" {
 		t.Errorf("unknown extra fields were refused: %s", payload)
 	}
@@ -404,7 +411,10 @@ func rawPost(t *testing.T, url, body string) (int, []byte) {
 
 func TestTransportErrors(t *testing.T) {
 	env := testenv.Start(t)
-	cs := session(t, env.BaseURL, "")
+	// An anonymous caller is refused any tool but public discovery with
+	// HTTP 401 (TestAuthHTTP); a buyer calling a tool this seller does
+	// not have gets the SDK's unknown-tool error.
+	cs := session(t, env.BaseURL, env.BuyerToken)
 
 	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "comply_test_controller", Arguments: map[string]any{}})
 	var rpcErr *jsonrpc.Error

@@ -209,6 +209,15 @@ func wire(p Product, screen *sanitize.Screen) []wireField {
 	}
 	put("pricing_options", p.PricingOptions)
 	put("reporting_capabilities", p.ReportingCapabilities)
+	if len(p.SignalTargetingOptions) > 0 {
+		put("signal_targeting_options", wireSignals(p, screen))
+	}
+	if p.SignalTargetingRules != nil {
+		put("signal_targeting_rules", p.SignalTargetingRules)
+	}
+	if p.SignalTargetingAllowed {
+		put("signal_targeting_allowed", true)
+	}
 	return out
 }
 

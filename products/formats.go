@@ -24,17 +24,8 @@ func (p *Product) LegacyFormatIDs() []FormatID {
 	var out []FormatID
 	seen := map[string]bool{}
 	for _, f := range p.FormatOptions {
-		var params struct {
-			Width  int    `json:"width"`
-			Height int    `json:"height"`
-			Exact  int    `json:"duration_ms_exact"`
-			Range  []*int `json:"duration_ms_range"`
-		}
-		_ = json.Unmarshal(f.Params, &params)
-		secs := params.Exact / 1000
-		if secs == 0 && len(params.Range) == 2 && params.Range[1] != nil {
-			secs = *params.Range[1] / 1000
-		}
+		params := paramsOf(f)
+		secs := params.durationMS() / 1000
 		id := ""
 		switch f.FormatKind {
 		case "image":
@@ -66,4 +57,26 @@ func (p *Product) LegacyFormatIDs() []FormatID {
 		}
 	}
 	return out
+}
+
+// formatParams are the size and duration a format option's params give.
+type formatParams struct {
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	Exact  int    `json:"duration_ms_exact"`
+	Range  []*int `json:"duration_ms_range"`
+}
+
+func paramsOf(f FormatOption) formatParams {
+	var params formatParams
+	_ = json.Unmarshal(f.Params, &params)
+	return params
+}
+
+// durationMS is the exact duration, else the range's upper bound, else 0.
+func (fp formatParams) durationMS() int {
+	if fp.Exact == 0 && len(fp.Range) == 2 && fp.Range[1] != nil {
+		return *fp.Range[1]
+	}
+	return fp.Exact
 }

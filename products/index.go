@@ -97,9 +97,16 @@ type index struct {
 	// windowed are the products with availability windows; the rest are
 	// always bookable.
 	windowed []int
+	// signalCharged are the products with signal charges a package cannot
+	// avoid; pricing_currencies checks them one by one.
+	signalCharged []int
 	// budget lists, per currency, each product's minimum spend, lowest
 	// first.
 	budget map[string][]spend
+	// formatOption maps product-local format_option_ids, and
+	// legacyFormat the published format_ids (formatKey), to the products
+	// that accept them.
+	formatOption, legacyFormat map[string]bitset
 	// byID maps product ids to positions.
 	byID map[string]int
 	// postings map ranking terms to the products that carry them.
@@ -112,6 +119,7 @@ func buildIndex(entries []*entry) *index {
 		n: n, all: newBitset(n), priced: newBitset(n),
 		fixed: newBitset(n), auction: newBitset(n), unfixed: newBitset(n), custom: newBitset(n),
 		budget: map[string][]spend{}, byID: make(map[string]int, n), postings: map[string][]posting{},
+		formatOption: map[string]bitset{}, legacyFormat: map[string]bitset{},
 	}
 	maps := []*map[string]bitset{&x.channel, &x.kind, &x.delivery, &x.country, &x.currency, &x.exclusivity, &x.placement, &x.audio, &x.metric}
 	for _, m := range maps {
@@ -140,6 +148,14 @@ func buildIndex(entries []*entry) *index {
 			if v == "custom" {
 				x.custom.set(i)
 			}
+		}
+		for _, f := range p.FormatOptions {
+			if f.FormatOptionID != "" {
+				put(x.formatOption, f.FormatOptionID, i)
+			}
+		}
+		for k := range p.legacyFormats() {
+			put(x.legacyFormat, k, i)
 		}
 		put(x.delivery, p.DeliveryType, i)
 		for _, v := range p.Countries {
@@ -178,6 +194,9 @@ func buildIndex(entries []*entry) *index {
 		}
 		if len(p.Availability) > 0 {
 			x.windowed = append(x.windowed, i)
+		}
+		if p.hasMandatorySignalCharges() {
+			x.signalCharged = append(x.signalCharged, i)
 		}
 		for t, w := range e.terms {
 			x.postings[t] = append(x.postings[t], posting{int32(i), int32(w)})

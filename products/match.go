@@ -70,6 +70,12 @@ func (c *Catalogue) filters(f Filters, geo []string) []filter {
 	if len(f.FormatKinds) > 0 {
 		add("format_kinds", x.any(x.kind, f.FormatKinds))
 	}
+	if len(f.FormatOptionRefs) > 0 {
+		add("format_option_refs", c.formatOptionPass(f.FormatOptionRefs))
+	}
+	if len(f.FormatIDs) > 0 {
+		add("format_ids", c.formatIDPass(f.FormatIDs))
+	}
 	if f.DeliveryType != "" {
 		add("delivery_type", x.one(x.delivery, f.DeliveryType))
 	}
@@ -86,7 +92,7 @@ func (c *Catalogue) filters(f Filters, geo []string) []filter {
 		add(name, pass)
 	}
 	if len(f.PricingCurrencies) > 0 {
-		add("pricing_currencies", x.any(x.currency, f.PricingCurrencies))
+		add("pricing_currencies", c.currencyPass(f.PricingCurrencies))
 	}
 	countries := geo
 	name := "targeting_overlay.geo_countries"
@@ -446,7 +452,7 @@ func decodeCursor(s string, fp [8]byte) (int, error) {
 }
 
 // project encodes one product with the requested fields (all when fields
-// is empty; product_id and name always), pricing options narrowed to the
+// is empty; the schema-required ones always, see projects), pricing options narrowed to the
 // requested currencies, and brief_relevance when the brief matched.
 func project(e *entry, fields []string, currencies []string, rel []string, screen *sanitize.Screen, lines map[string]json.RawMessage) json.RawMessage {
 	size := 2
@@ -467,9 +473,7 @@ func project(e *entry, fields []string, currencies []string, rel []string, scree
 		b = append(b, '"', ':')
 		b = append(b, raw...)
 	}
-	want := func(name string) bool {
-		return len(fields) == 0 || name == "product_id" || name == "name" || oneOf(fields, name)
-	}
+	want := func(name string) bool { return projects(fields, name) }
 	for _, f := range e.fields {
 		if !want(f.name) {
 			continue

@@ -24,6 +24,11 @@ type Product struct {
 	VideoPlacementTypes    []string              `json:"video_placement_types,omitempty"`
 	AudioDistributionTypes []string              `json:"audio_distribution_types,omitempty"`
 	Exclusivity            string                `json:"exclusivity,omitempty"`
+	// Signal targeting: the signals a package may select and their
+	// product-scoped charges (signals.go).
+	SignalTargetingAllowed bool           `json:"signal_targeting_allowed,omitempty"`
+	SignalTargetingOptions []SignalOption `json:"signal_targeting_options,omitempty"`
+	SignalTargetingRules   *SignalRules   `json:"signal_targeting_rules,omitempty"`
 
 	// Countries are the markets the product delivers in (ISO 3166-1
 	// alpha-2). Catalogue-only.
@@ -251,6 +256,7 @@ func (p *Product) Validate() error {
 	if p.Exclusivity != "" && !oneOf(exclusivities, p.Exclusivity) {
 		v.Add("/exclusivity", "exclusivity must be none, category or exclusive")
 	}
+	p.validateSignals(&v)
 	if len(p.Countries) == 0 {
 		v.Add("/countries", "at least one market is required")
 	}

@@ -99,6 +99,10 @@ type Filters struct {
 	AudioDistributionTypes []string
 	RequiredMetrics        []string
 	StandardFormatsOnly    bool
+	// The format filters are left out of a cursor's fingerprint when
+	// absent (omitempty), so cursors issued before they existed still hold.
+	FormatOptionRefs []FormatOptionRef `json:",omitempty"`
+	FormatIDs        []FormatRef       `json:",omitempty"`
 	// Unmodelled names filters the request set that the catalogue holds
 	// no data for. No product can be shown to satisfy them, so they
 	// exclude every product.
@@ -155,6 +159,7 @@ var (
 		"is_fixed_price": true, "pricing_structures": true, "exclusivity": true,
 		"video_placement_types": true, "audio_distribution_types": true,
 		"required_metrics": true, "standard_formats_only": true, "ext": true,
+		"format_option_refs": true, "format_ids": true,
 	}
 )
 
@@ -565,6 +570,8 @@ func decodeFilters(o object) Filters {
 	f.AudioDistributionTypes = o.enumList("audio_distribution_types", func(s string) bool { return oneOf(audioDistribution, s) }, "an audio distribution type")
 	f.RequiredMetrics = o.enumList("required_metrics", func(s string) bool { return oneOf(availableMetrics, s) }, "an AdCP metric")
 	f.StandardFormatsOnly = o.boolean("standard_formats_only")
+	f.FormatOptionRefs = decodeFormatOptionRefs(o)
+	f.FormatIDs = decodeFormatRefs(o)
 	for _, k := range o.keys() {
 		if !modelledFilters[k] && !isNull(o.m[k]) {
 			f.Unmodelled = append(f.Unmodelled, k)

@@ -62,7 +62,7 @@ step "go vet" go vet ./...
 say "go test"
 step "go test" go test -count=1 ./...
 
-say "AdCP storyboards (@adcp/sdk runner, sandbox binary)"
+say "AdCP storyboards (stock and fixed @adcp/sdk runner, sandbox binary)"
 step "storyboards" ./scripts/storyboards.sh
 
 if [ "${#failed[@]}" -gt 0 ]; then

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/storefront/storefront/admin"
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/console"
+	"github.com/storefront/storefront/internal/origin"
 	"github.com/storefront/storefront/mcpserver"
 	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/signing"
@@ -63,6 +65,8 @@ type Server struct {
 	http *http.Server
 	// publishers remembers publishers known to exist.
 	publishers sync.Map
+	// origin decides the scheme and host public URLs name.
+	origin origin.Policy
 }
 
 // New builds the server and its routes.
@@ -71,6 +75,7 @@ func New(cfg Config) *Server {
 	e.HideBanner = true
 	e.HidePort = true
 	s := &Server{cfg: cfg, Echo: e}
+	s.origin = origin.Policy{PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, Listen: s.BaseURL}
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
 			metrics.RecoveredPanic("http")
@@ -85,12 +90,14 @@ func New(cfg Config) *Server {
 		e.GET("/metrics", echo.WrapHandler(cfg.Metrics))
 	}
 
-	mcpHandler := echo.WrapHandler(mcpserver.Handler(mcpserver.New(cfg.Agent, cfg.Version)))
+	mcpHandler := echo.WrapHandler(mcpserver.Guard(cfg.Agent, s.origin, mcpserver.Handler(mcpserver.New(cfg.Agent, cfg.Version))))
 	limit := middleware.BodyLimit("1M")
 	e.Any("/mcp", mcpHandler, limit, s.publisher(""))
 	e.Any("/p/:publisher/mcp", mcpHandler, limit, s.publisher("publisher"))
 	a2aserver.Mount(e, a2aserver.Config{Agent: cfg.Agent, DefaultPublisher: cfg.DefaultPublisher, Version: cfg.Version,
 		PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, ListenOrigin: s.BaseURL, Log: cfg.Log}, limit, s.publisher)
+	e.GET(agent.BrandPath, s.brand, s.publisher(""))
+	e.GET("/p/:publisher"+agent.BrandPath, s.brand, s.publisher("publisher"))
 
 	if cfg.Keys != nil {
 		// The default publisher's keys are the origin's JWKS, where a
@@ -115,9 +122,10 @@ func New(cfg Config) *Server {
 func (s *Server) publisher(param string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			id := s.cfg.DefaultPublisher
+			id, prefix := s.cfg.DefaultPublisher, ""
 			if param != "" {
 				id = c.Param(param)
+				prefix = "/p/" + url.PathEscape(id)
 			}
 			if !s.known(id) {
 				if _, err := s.cfg.Store.Publisher(c.Request().Context(), id); err != nil {
@@ -129,7 +137,9 @@ func (s *Server) publisher(param string) echo.MiddlewareFunc {
 				s.publishers.Store(id, true)
 			}
 			r := c.Request()
-			c.SetRequest(r.WithContext(mcpserver.WithPublisher(r.Context(), id)))
+			ctx := mcpserver.WithPublisher(r.Context(), id)
+			ctx = agent.WithBaseURL(ctx, s.origin.Of(r)+prefix)
+			c.SetRequest(r.WithContext(ctx))
 			return next(c)
 		}
 	}

@@ -69,6 +69,12 @@ func (c *Snapshots) Invalidate(publisher string) {
 	c.mu.Unlock()
 }
 
+// Cached is the publisher's last snapshot without asking the store
+// whether it is current (nil when there is none): for decisions that may
+// trail an edit by the moment the change notice takes, and must not cost
+// a store round trip.
+func (c *Snapshots) Cached(publisher string) *products.Snapshot { return c.cached(publisher) }
+
 func (c *Snapshots) cached(publisher string) *products.Snapshot {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -134,7 +140,15 @@ func (c *Snapshots) Build(ctx context.Context, publisher string) (*products.Snap
 func (c *Snapshots) Watch(ctx context.Context) {
 	for id := range c.Store.Changes(ctx) {
 		go func(id string) {
-			if _, err := c.Snapshot(context.WithoutCancel(ctx), id); err != nil {
+			ctx := context.WithoutCancel(ctx)
+			// Publisher settings (anonymous discovery, the name) carry no
+			// version for Snapshot to compare: a notice may be their change.
+			if s := c.cached(id); s != nil {
+				if info, err := c.Store.Publisher(ctx, id); err != nil || info != s.Publisher {
+					c.Invalidate(id)
+				}
+			}
+			if _, err := c.Snapshot(ctx, id); err != nil {
 				c.Invalidate(id)
 			}
 		}(id)

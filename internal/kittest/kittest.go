@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -200,4 +201,68 @@ func Contains(list []any, s string) bool {
 		}
 	}
 	return false
+}
+
+// Probe is the raw HTTP exchange of one call, as the storyboard runner's
+// authentication probes make it: no session, no initialize.
+type Probe struct {
+	Status int
+	Header http.Header
+	Body   map[string]any
+}
+
+// ProbeMCP posts a bare JSON-RPC tools/call to url with token as a bearer
+// ("" for none) and returns the exchange.
+func ProbeMCP(t testing.TB, url, token, tool, args string) Probe {
+	t.Helper()
+	return Post(t, url, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":`+JSONString(tool)+`,"arguments":`+args+`}}`,
+		append(bearerHeader(token), "Accept", "application/json, text/event-stream")...)
+}
+
+// ProbeA2A posts one AdCP profile invocation over A2A 1.0 JSON-RPC to url
+// with token as a bearer ("" for none) and returns the exchange.
+func ProbeA2A(t testing.TB, url, token, skill, input string) Probe {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"data":{"skill":` + JSONString(skill) + `,"input":` + input + `}}]}}}`
+	return Post(t, url, body, append(bearerHeader(token), "A2A-Extensions", "https://adcontextprotocol.org/extensions/adcp/v3")...)
+}
+
+func bearerHeader(token string) []string {
+	if token == "" {
+		return nil
+	}
+	return []string{"Authorization", "Bearer " + token}
+}
+
+// Post posts a JSON body to url with the given header name/value pairs and
+// returns the exchange; the answer must be a JSON object.
+func Post(t testing.TB, url, body string, header ...string) Probe {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return Probe{Status: resp.StatusCode, Header: resp.Header, Body: Decode(t, b)}
+}
+
+// Get fetches url and returns the status and body.
+func Get(t testing.TB, url string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
 }

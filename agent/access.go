@@ -1,0 +1,134 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/outcome"
+	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/sanitize"
+)
+
+// Admission refusals: what a transport answers with HTTP 401 before the
+// call is dispatched.
+var (
+	// ErrCredentialsInvalid: an Authorization header that names no
+	// principal (an unknown token or an unsupported scheme).
+	ErrCredentialsInvalid = errors.New("credentials rejected")
+	// ErrCredentialsMissing: no credentials on a call that needs them.
+	ErrCredentialsMissing = errors.New("credentials required")
+)
+
+// admitted is the principal Admit resolved for one Authorization header,
+// carried in the context so Dispatch does not look the token up again.
+type admitted struct {
+	header    string
+	principal products.Principal
+}
+
+type admittedKey struct{}
+
+// Admit decides, before a transport hands a call to Dispatch, whether its
+// credentials let it through. tool is the tool called, or "" for a
+// transport method that calls none (MCP initialize, tools/list; A2A task
+// reads), which only needs credentials that are valid if present.
+//
+// It returns ErrCredentialsInvalid for an Authorization header that names
+// no principal, whatever is called; ErrCredentialsMissing for a call
+// without credentials that is not public discovery: a tool other than the
+// anonymous ones (unknown tools included, so an anonymous caller learns
+// nothing by probing), get_products naming an account, or any get_products
+// of a publisher that has switched anonymous discovery off. Anything else
+// (an outage while checking) is admitted, for the tool to answer in band.
+// The context returned carries the resolved principal for Dispatch.
+func (a *Agent) Admit(ctx context.Context, publisher, authorization, tool string, args []byte) (context.Context, error) {
+	adm, ok := ctx.Value(admittedKey{}).(admitted)
+	if !ok || adm.header != authorization {
+		p, err := a.Authenticate(ctx, publisher, authorization)
+		switch {
+		case errors.Is(err, errAuthInvalid), errors.Is(err, errAuthScheme):
+			return ctx, ErrCredentialsInvalid
+		case err != nil:
+			return ctx, nil
+		}
+		adm = admitted{header: authorization, principal: p}
+		ctx = context.WithValue(ctx, admittedKey{}, adm)
+	}
+	if !adm.principal.Anonymous() || tool == "" {
+		return ctx, nil
+	}
+	t, ok := a.byName[tool]
+	if !ok || !t.Anonymous {
+		return ctx, ErrCredentialsMissing
+	}
+	if t.public != nil && !t.public(ctx, publisher, args) {
+		return ctx, ErrCredentialsMissing
+	}
+	return ctx, nil
+}
+
+// principalFor is the principal a call's credentials name: the one Admit
+// resolved for the same header, else a fresh lookup.
+func (a *Agent) principalFor(ctx context.Context, c Call) (products.Principal, error) {
+	if adm, ok := ctx.Value(admittedKey{}).(admitted); ok && adm.header == c.Authorization {
+		return adm.principal, nil
+	}
+	return a.Authenticate(ctx, c.Publisher, c.Authorization)
+}
+
+// publicDiscovery reports whether a get_products call is public
+// discovery: it names no account, and the publisher allows anonymous
+// discovery. A publisher that cannot be read now is left to the call's own
+// answer.
+func (a *Agent) publicDiscovery(ctx context.Context, publisher string, args []byte) bool {
+	var req struct {
+		Account json.RawMessage `json:"account"`
+	}
+	if json.Unmarshal(args, &req) == nil && len(req.Account) > 0 && string(req.Account) != "null" {
+		return false
+	}
+	// The cached snapshot costs no store round trip; right after a
+	// settings change it may lag, and then get_products' own check (on a
+	// current snapshot) answers AUTH_MISSING in band.
+	snap := a.Snaps.Cached(publisher)
+	if snap == nil {
+		var err error
+		if snap, err = a.Snaps.Snapshot(ctx, publisher); err != nil {
+			return true
+		}
+	}
+	return snap.Publisher.AnonymousDiscovery
+}
+
+// AuthError is the AdCP error a transport carries with an admission
+// refusal: AUTH_INVALID (terminal) or AUTH_MISSING (correctable).
+func AuthError(err error) outcome.Error {
+	if errors.Is(err, ErrCredentialsInvalid) {
+		msg, _ := baseScreen.Line("the credentials were not accepted: the bearer token is unknown, revoked or malformed", sanitize.MaxMessage)
+		return outcome.Error{Code: adcp.AuthInvalid, Message: msg}
+	}
+	msg, _ := baseScreen.Line("this call needs credentials: send an Authorization: Bearer header", sanitize.MaxMessage)
+	return outcome.Error{Code: adcp.AuthMissing, Message: msg}
+}
+
+// BrandPath is where each publisher's brand.json is served, under its
+// base URL (see WithBaseURL): the trust root a verifier follows to the
+// publisher's signing keys.
+const BrandPath = "/.well-known/brand.json"
+
+type baseURLKey struct{}
+
+// WithBaseURL returns ctx carrying the public URL of the publisher's agent
+// surfaces (the origin and the publisher's path prefix, with no trailing
+// slash), for answers that name the storefront's own URLs.
+func WithBaseURL(ctx context.Context, u string) context.Context {
+	return context.WithValue(ctx, baseURLKey{}, u)
+}
+
+// BaseURL is the URL WithBaseURL put in ctx, or "".
+func BaseURL(ctx context.Context) string {
+	u, _ := ctx.Value(baseURLKey{}).(string)
+	return u
+}
