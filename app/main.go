@@ -416,9 +416,14 @@ func (m *Main) Close() error {
 
 // openStore opens PostgreSQL when a database URL is configured and the
 // in-memory store otherwise, and says which.
+//
+// The store stamps its records (ledger entries, decisions, history,
+// idempotency records) from the program's one clock.
 func (m *Main) openStore(ctx context.Context) (kind string, err error) {
 	if m.DatabaseURL == "" {
-		m.Store = memstore.New()
+		s := memstore.New()
+		s.SetClock(m.now)
+		m.Store = s
 		return "memory", nil
 	}
 	openCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
@@ -427,6 +432,7 @@ func (m *Main) openStore(ctx context.Context) (kind string, err error) {
 	if err != nil {
 		return "", fmt.Errorf("cannot use the PostgreSQL database at %s: %w", redact(m.DatabaseURL), err)
 	}
+	s.SetClock(m.now)
 	m.Store = s
 	return "postgres", nil
 }
