@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/storefront/storefront/internal/testenv"
 	"github.com/storefront/storefront/store/pgstore/pgtest"
@@ -30,28 +29,9 @@ func getProducts(t *testing.T, base, args string) map[string]any {
 // none) and returns the AdCP object.
 func getProductsAuth(t *testing.T, base, token, args string) map[string]any {
 	t.Helper()
-	cl := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	tr := &mcp.StreamableClientTransport{Endpoint: base + "/mcp", DisableStandaloneSSE: true, MaxRetries: -1}
-	if token != "" {
-		tr.HTTPClient = testenv.BearerClient(token)
-	}
-	cs, err := cl.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_products", Arguments: json.RawMessage(args)})
-	if err != nil {
-		t.Fatalf("get_products: %v", err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &m); err != nil {
-		t.Fatal(err)
-	}
-	if res.IsError != (m["status"] == "failed") {
-		t.Errorf("isError %v does not match status %v", res.IsError, m["status"])
+	m, isError := testenv.CallTool(t, base, token, "get_products", args)
+	if isError != (m["status"] == "failed") {
+		t.Errorf("isError %v does not match status %v", isError, m["status"])
 	}
 	return m
 }

@@ -108,6 +108,13 @@ const YAML = require('yaml');
 //    the replay, conflict and fresh-key phases cascade-skip (the missing-key
 //    phase passes; agent/mediabuy_test.go TestMediaBuyIdempotency and
 //    storetest cover the rest);
+//  - invalid_transitions' setup buys a fixed 5000 of whatever product its
+//    discovery ranks first; for its brief (outdoor lifestyle display,
+//    fixed price) the demo catalogue's first match is the homepage
+//    takeover, whose pricing needs 15000 per package, so the buy is rightly
+//    refused BUDGET_TOO_LOW and the later probes cascade-skip (the first
+//    probe, MEDIA_BUY_NOT_FOUND, passes; mediabuy/buy_test.go covers
+//    PACKAGE_NOT_FOUND and NOT_CANCELLABLE);
 //  - billing_gate_dispatch: the runner ignores a phase's
 //    requires_capability, so it runs capability_gate_operator (gated on
 //    supported_billing not containing operator, which this seller offers:
@@ -127,6 +134,8 @@ const ALLOWED = new Set(strict ? [] : [
   'deterministic_testing|deterministic_media_buy|create_media_buy|capture_path_not_resolvable',
   'deterministic_testing|deterministic_delivery|create_media_buy_for_delivery|capture_path_not_resolvable',
   'deterministic_testing|deterministic_budget|create_media_buy_for_budget|capture_path_not_resolvable',
+  'media_buy_seller/invalid_transitions|setup|create_buy|field_present',
+  'media_buy_seller/invalid_transitions|setup|create_buy|capture_path_not_resolvable',
   'idempotency|replay_same_payload|create_media_buy_initial|field_present',
   'idempotency|replay_same_payload|create_media_buy_initial|capture_path_not_resolvable',
   'billing_gate_dispatch|capability_gate_operator|sync_accounts_unsupported_operator_billing|field_value',
@@ -162,9 +171,6 @@ const MUST_RUN = new Set([
 
 // Failures excused only while a named cause is observed in the run
 // itself, so that an excuse lapses the moment its cause does.
-//  - security_baseline: the agent does not serve the probe task yet, so
-//    the runner skips every credential probe (missing_tool), no mechanism
-//    can be verified, and assert_mechanism fails for that reason alone.
 //  - webhook_emission: 6.11.0 does not know the 3.2 step expect_no_webhook
 //    (it is not in WEBHOOK_ASSERTION_TASKS,
 //    dist/lib/testing/storyboard/webhook-assertions.js; the fixed copy
@@ -176,11 +182,6 @@ const MUST_RUN = new Set([
 //    does the assertion over the branches. agent/curate_test.go checks what
 //    expect_no_webhook would (the read stays synchronous and sends none).
 const CONDITIONAL = [
-  {
-    keys: ['security_baseline|mechanism_required|assert_mechanism|any_of'],
-    steps: ['probe_unauth', 'probe_api_key', 'probe_invalid_api_key'],
-    why: 'the agent does not serve get_media_buy_delivery, so the runner skipped every credential probe; mcpserver and a2aserver TestAuthHTTP hold the 401 behaviour meanwhile',
-  },
   {
     keys: [
       'webhook_emission|synchronous_completion_rejection_path|sync_get_products_with_webhook_config_reject|error_code',

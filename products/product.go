@@ -3,6 +3,7 @@ package products
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/storefront/storefront/adcp"
@@ -29,6 +30,10 @@ type Product struct {
 	SignalTargetingAllowed bool           `json:"signal_targeting_allowed,omitempty"`
 	SignalTargetingOptions []SignalOption `json:"signal_targeting_options,omitempty"`
 	SignalTargetingRules   *SignalRules   `json:"signal_targeting_rules,omitempty"`
+	// MetricOptimization declares the metric goals the product can be
+	// optimised for (core/product.json metric_optimization); absent means
+	// none. Every value is a schema enum or a number, never free text.
+	MetricOptimization *MetricOptimization `json:"metric_optimization,omitempty"`
 
 	// Countries are the markets the product delivers in (ISO 3166-1
 	// alpha-2). Catalogue-only.
@@ -220,6 +225,9 @@ func (p *Product) Validate() error {
 			}
 		}
 	}
+	if mo := p.MetricOptimization; mo != nil {
+		mo.validate(&v)
+	}
 	rc := p.ReportingCapabilities
 	if len(rc.AvailableReportingFrequencies) == 0 {
 		v.Add("/reporting_capabilities/available_reporting_frequencies", "at least one reporting frequency is required")
@@ -302,3 +310,48 @@ func (p *Product) MinSpend(currency string) (float64, bool) {
 }
 
 func (p *Product) String() string { return fmt.Sprintf("product %s", p.ProductID) }
+
+// MetricOptimization is a product's metric-goal capability: the metric
+// kinds it optimises for natively and, per kind, the units, view
+// durations and target kinds a goal may name.
+type MetricOptimization struct {
+	SupportedMetrics       []string  `json:"supported_metrics"`
+	SupportedReachUnits    []string  `json:"supported_reach_units,omitempty"`
+	SupportedViewDurations []float64 `json:"supported_view_durations,omitempty"`
+	SupportedTargets       []string  `json:"supported_targets,omitempty"`
+}
+
+// The enums of core/product.json metric_optimization and
+// enums/reach-unit.json (TestMetricOptimizationEnums pins them to the
+// schemas).
+var (
+	optimizationMetrics = []string{"clicks", "views", "completed_views", "viewed_seconds", "attention_seconds",
+		"attention_score", "engagements", "follows", "saves", "profile_visits", "reach"}
+	reachUnits          = []string{"individuals", "households", "devices", "accounts", "cookies", "custom"}
+	optimizationTargets = []string{"cost_per", "threshold_rate"}
+)
+
+func (mo *MetricOptimization) validate(v *problem.Invalid) {
+	const at = "/metric_optimization"
+	enum := func(field string, values, allowed []string) {
+		for i, x := range values {
+			if !slices.Contains(allowed, x) {
+				v.Add(problem.Pointer("metric_optimization", field, i), "%q is not one of %s", x, strings.Join(allowed, ", "))
+			}
+		}
+	}
+	if len(mo.SupportedMetrics) == 0 {
+		v.Add(at+"/supported_metrics", "at least one metric is required")
+	}
+	enum("supported_metrics", mo.SupportedMetrics, optimizationMetrics)
+	enum("supported_reach_units", mo.SupportedReachUnits, reachUnits)
+	enum("supported_targets", mo.SupportedTargets, optimizationTargets)
+	if slices.Contains(mo.SupportedMetrics, "reach") && len(mo.SupportedReachUnits) == 0 {
+		v.Add(at+"/supported_reach_units", "supported_reach_units is required when supported_metrics includes reach")
+	}
+	for i, d := range mo.SupportedViewDurations {
+		if !(d > 0) {
+			v.Add(problem.Pointer("metric_optimization", "supported_view_durations", i), "a view duration must be more than 0 seconds")
+		}
+	}
+}

@@ -9,9 +9,8 @@
 #    ../shared/tools/adcp-runner-fixes/build.sh builds (into .cache/, which
 #    git ignores) with four runner defects worked around, on the storyboards
 #    those defects keep the stock runner from grading. No failure is
-#    tolerated but two named in e2e/storyboards.mjs, each only while the
-#    run shows its cause (a probe task not served yet; a 3.2 step 6.11.0
-#    does not know).
+#    tolerated but the ones named in e2e/storyboards.mjs, each only while
+#    the run shows its cause (a 3.2 step 6.11.0 does not know).
 #
 # The README's storyboard table says which storyboard runs where and why.
 # scripts/test.sh calls this; it can also run alone. --report runs every

@@ -85,6 +85,12 @@ func BearerClient(token string) *http.Client {
 // CallTool calls tool over MCP at base/mcp with the MCP Go SDK client, as
 // the holder of token (none when empty), and returns the AdCP object and
 // whether the result was marked as an error.
+//
+// Credentials the storefront refuses are an HTTP 401 before any MCP
+// session exists, which the SDK client reports only as a transport
+// failure; then the AdCP error the refusal carries (in the JSON-RPC
+// error's data) is returned as a failed result, so callers see the same
+// AUTH_INVALID or AUTH_REQUIRED either way.
 func CallTool(t testing.TB, base, token, tool, args string) (map[string]any, bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -95,6 +101,9 @@ func CallTool(t testing.TB, base, token, tool, args string) (map[string]any, boo
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "storefront-test-buyer", Version: "0"}, nil).Connect(ctx, tr, nil)
 	if err != nil {
+		if m, ok := refusal(t, base, token, tool, args); ok {
+			return m, true
+		}
 		t.Fatal(err)
 	}
 	defer cs.Close()
@@ -107,6 +116,43 @@ func CallTool(t testing.TB, base, token, tool, args string) (map[string]any, boo
 		t.Fatalf("%s: the result's text is not the AdCP object: %v", tool, err)
 	}
 	return m, res.IsError
+}
+
+// refusal posts the tools/call directly and, when the storefront refuses
+// it with HTTP 401, returns the AdCP error the refusal carries.
+func refusal(t testing.TB, base, token, tool, args string) (map[string]any, bool) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+		"params": map[string]any{"name": tool, "arguments": json.RawMessage(args)}})
+	req, err := http.NewRequest(http.MethodPost, base+"/mcp", bytes.NewReader(body))
+	if err != nil {
+		return nil, false
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, false
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		return nil, false
+	}
+	var rpc struct {
+		Error struct {
+			Data struct {
+				AdcpError map[string]any `json:"adcp_error"`
+			} `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&rpc); err != nil || rpc.Error.Data.AdcpError == nil {
+		return nil, false
+	}
+	e := rpc.Error.Data.AdcpError
+	return map[string]any{"status": "failed", "adcp_error": e, "errors": []any{e}}, true
 }
 
 type bearer struct {
