@@ -56,6 +56,11 @@ else
   echo "chromium not found: the console's browser tests will skip (or fail under CI=true)"
 fi
 
+say "go.mod is tidy"
+# go.mod and go.sum must say exactly what the code imports (-diff prints
+# what tidy would change and fails; it changes nothing).
+step "go mod tidy" go mod tidy -diff
+
 say "go vet"
 step "go vet" go vet ./...
 
