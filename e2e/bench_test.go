@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"github.com/storefront/storefront/internal/required"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,10 +20,7 @@ func TestBenchSmoke(t *testing.T) {
 	dbURL := pgtest.ServerURL(t)
 	peer := filepath.Join("..", "bench", "peer-node")
 	if _, err := os.Stat(filepath.Join(peer, "node_modules", "@adcp", "sdk")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the Node peer's packages are not installed (%v); scripts/test.sh runs npm ci in bench/peer-node", err)
-		}
-		t.Skip("the Node peer's packages are not installed; run npm ci --prefix bench/peer-node")
+		required.Missing(t, "the Node peer's packages are not installed (%v); scripts/test.sh runs npm ci --prefix bench/peer-node", err)
 	}
 	out := t.TempDir()
 	cmd := exec.Command(binary, "bench",

@@ -523,6 +523,9 @@ func TestEvaluateOrderAndProjection(t *testing.T) {
 	if !slices.Equal(idx, []int{0, 2, 4}) {
 		t.Errorf("reason indexes = %v, want [0 2 4]", idx)
 	}
+	if want := []decline.Slug{decline.GeoNotServed, decline.BudgetBelowMinimum, decline.LeadTimeTooShort}; !slices.Equal(slugs, want) {
+		t.Errorf("reason slugs = %v, want %v", slugs, want)
+	}
 	g := dec.Grounds()
 	if len(g) != 3 || g[0].Slug != decline.GeoNotServed || g[1].Slug != decline.BudgetBelowMinimum || g[2].Slug != decline.LeadTimeTooShort {
 		t.Fatalf("Grounds() = %+v", g)

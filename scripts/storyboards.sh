@@ -23,8 +23,8 @@ SPEC="${ADCP_SPEC_DIR:-../shared/adcp-spec}"
 FIXES="${ADCP_RUNNER_FIXES_DIR:-../shared/tools/adcp-runner-fixes}"
 C="$SPEC/compliance"
 if [ ! -d "$C" ]; then
-  if [ "${CI:-}" = "true" ]; then echo "AdCP compliance storyboards not found at $C" >&2; exit 1; fi
-  echo "AdCP compliance storyboards not found at $C: skipping the storyboard run"; exit 0
+  echo "AdCP compliance storyboards not found at $C: the spec folder (../shared/adcp-spec beside the repository, from github.com/adcontextprotocol/adcp) holds them; put it there or set ADCP_SPEC_DIR" >&2
+  exit 1
 fi
 C="$(cd "$C" && pwd)"
 if [ ! -d e2e/node_modules/@adcp/sdk ]; then

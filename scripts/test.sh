@@ -56,11 +56,18 @@ else
   echo "chromium not found: the console's browser tests will skip (or fail under CI=true)"
 fi
 
+say "go.mod is tidy"
+# go.mod and go.sum must say exactly what the code imports (-diff prints
+# what tidy would change and fails; it changes nothing).
+step "go mod tidy" go mod tidy -diff
+
 say "go vet"
 step "go vet" go vet ./...
 
 say "go test"
-step "go test" go test -count=1 ./...
+# e2e runs the real binary and the Node client; on a loaded 2-core machine
+# it can pass 10 minutes, go test's default per-package limit.
+step "go test" go test -count=1 -timeout 15m ./...
 
 say "AdCP storyboards (stock and fixed @adcp/sdk runner, sandbox binary)"
 step "storyboards" ./scripts/storyboards.sh

@@ -14,11 +14,11 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"github.com/storefront/storefront/internal/required"
 	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -34,19 +34,11 @@ import (
 // EnvVars are the variables that name the test server, first found wins.
 var EnvVars = []string{"STOREFRONT_TEST_DATABASE_URL", "DATABASE_URL"}
 
-// Required reports whether database tests must run: CI=true.
-func Required() bool {
-	ok, _ := strconv.ParseBool(os.Getenv("CI"))
-	return ok
-}
-
-// Unavailable skips the test, or fails it when a database is required.
+// Unavailable skips the test, or fails it under CI, where the database
+// is required.
 func Unavailable(t testing.TB, why string) {
 	t.Helper()
-	if Required() {
-		t.Fatalf("PostgreSQL is required under CI=true: %s", why)
-	}
-	t.Skipf("skipping: %s", why)
+	required.Missing(t, "PostgreSQL: %s", why)
 }
 
 var (
