@@ -14,6 +14,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -80,6 +81,12 @@ func Start(t testing.TB, now func() time.Time) *Agent {
 // TLS trusts the agent's certificate.
 func (a *Agent) TLS() *tls.Config {
 	return a.server.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+}
+
+// CertPEM is the agent's certificate, PEM-encoded: a storefront run as a
+// separate process trusts it through SSL_CERT_FILE.
+func (a *Agent) CertPEM() []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: a.server.Certificate().Raw})
 }
 
 // Transport is an HTTP transport that trusts the agent's certificate.
