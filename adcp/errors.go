@@ -55,6 +55,10 @@ const (
 	BillingNotSupported      Code = "BILLING_NOT_SUPPORTED"
 	PaymentTermsNotSupported Code = "PAYMENT_TERMS_NOT_SUPPORTED"
 	UnsupportedProvisioning  Code = "UNSUPPORTED_PROVISIONING"
+
+	// A registered governance agent's answer to a buy.
+	GovernanceDenied      Code = "GOVERNANCE_DENIED"
+	GovernanceUnavailable Code = "GOVERNANCE_UNAVAILABLE"
 )
 
 // recoveries is the one table from code to recovery class.
@@ -96,6 +100,8 @@ var recoveries = map[Code]Recovery{
 	BillingNotSupported:      Correctable,
 	PaymentTermsNotSupported: Correctable,
 	UnsupportedProvisioning:  Correctable,
+	GovernanceDenied:         Correctable,
+	GovernanceUnavailable:    Transient,
 }
 
 // Recovery returns the recovery class of c. Codes outside the table are

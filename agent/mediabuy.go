@@ -35,6 +35,26 @@ const (
   "additionalProperties": true
 }`
 
+	syncGovernanceSchema = `{
+  "type": "object",
+  "description": "sync_governance request (AdCP account/sync-governance-request.json): bind one governance agent to each account, replacing the one it had.",
+  "properties": {
+    "accounts": {"type": "array", "minItems": 1, "maxItems": 100, "items": {"type": "object", "properties": {
+      "account": ` + accountRefSchema + `,
+      "governance_agents": {"type": "array", "minItems": 1, "maxItems": 1, "items": {"type": "object", "properties": {
+        "url": {"type": "string", "description": "https URL of the governance agent's MCP endpoint"},
+        "authentication": {"type": "object", "properties": {
+          "schemes": {"type": "array", "items": {"type": "string", "enum": ["Bearer"]}},
+          "credentials": {"type": "string", "minLength": 32}}}},
+        "required": ["url", "authentication"]}}},
+      "required": ["account", "governance_agents"]}},
+    "idempotency_key": {"type": "string"},
+    "context": {"type": "object"}
+  },
+  "required": ["accounts", "idempotency_key"],
+  "additionalProperties": true
+}`
+
 	listAccountsSchema = `{
   "type": "object",
   "description": "list_accounts request: the accounts these credentials may use.",
@@ -57,6 +77,7 @@ const (
       "creative_assignments": {"type": "array", "items": {"type": "object", "properties": {"creative_id": {"type": "string"}}}}},
       "required": ["product_id", "pricing_option_id", "budget"]}},
     "push_notification_config": {"type": "object"},
+    "governance_context": {"type": "string", "description": "The governance_context the buyer's governance agent issued approving this buy; required on an account with a registered governance agent."},
     "idempotency_key": {"type": "string"},
     "context": {"type": "object"}
   },
@@ -114,13 +135,14 @@ const (
 }`
 )
 
-// MediaBuyTools are the media-buy tools, in the order they are listed.
-var MediaBuyTools = []string{"sync_accounts", "list_accounts", "create_media_buy", "get_media_buys", "update_media_buy", "get_media_buy_delivery"}
+// MediaBuyTools are the media-buy tools, in the order they are listed;
+// sync_governance is offered when the storefront calls governance agents.
+var MediaBuyTools = []string{"sync_accounts", "list_accounts", "sync_governance", "create_media_buy", "get_media_buys", "update_media_buy", "get_media_buy_delivery"}
 
 // decidingBuyTools are the media-buy tools that change something: their
 // answers are decisions on the ledger, with an arm (completed, submitted
 // or failed), and they take an idempotency_key.
-var decidingBuyTools = []string{"sync_accounts", "create_media_buy", "update_media_buy"}
+var decidingBuyTools = []string{"sync_accounts", "sync_governance", "create_media_buy", "update_media_buy"}
 
 // EnableBuying registers the media-buy tools, run by b.
 func (a *Agent) EnableBuying(b *buying.Service) {
@@ -134,7 +156,7 @@ func (a *Agent) EnableBuying(b *buying.Service) {
 					return authReply(c, authErr)
 				}
 				do := func() Reply {
-					return buyingReply(run(ctx, buying.Call{Publisher: c.Publisher, Principal: p, Args: c.Args}))
+					return buyingReply(run(ctx, buying.Call{Publisher: c.Publisher, Principal: p, Args: c.Args, Caller: callerURL(ctx)}))
 				}
 				if !mutating {
 					return do()
@@ -147,6 +169,13 @@ func (a *Agent) EnableBuying(b *buying.Service) {
 		syncAccountsSchema, b.SyncAccounts))
 	a.register(tool("list_accounts", "List the accounts these credentials may use, with billing, payment terms, timezone and status.",
 		listAccountsSchema, b.ListAccounts))
+	if b.Governance != nil {
+		a.register(tool("sync_governance", "Bind one campaign-governance agent to each account (replacing the one it had). "+
+			"Before it makes a media buy on such an account, the seller sends that agent a check_governance execution check (phase purchase) "+
+			"with the buy's governance_context and planned delivery, and makes the buy only on an approved verdict: "+
+			"a denial is GOVERNANCE_DENIED with the agent's findings, no valid answer within 10 seconds is GOVERNANCE_UNAVAILABLE.",
+			syncGovernanceSchema, b.SyncGovernance))
+	}
 	a.register(tool("create_media_buy", "Buy packages of products from get_products. Each package is checked against the same merchandising rules as a brief: "+
 		"a package the rules decline is refused with the decline's typed error and the same sanitized reason get_products gives for those terms. "+
 		"The answer is completed (media_buy_id, packages), submitted (the order waits for the publisher's approval; poll the task or wait for the webhook), or failed.",
@@ -157,6 +186,14 @@ func (a *Agent) EnableBuying(b *buying.Service) {
 		updateMediaBuySchema, b.Update))
 	a.register(tool("get_media_buy_delivery", "Delivery reported for media buys: totals and per package (daily on request) over a half-open UTC date range.",
 		deliverySchema, b.Delivery))
+}
+
+// callerURL is the storefront's MCP endpoint as the buyer reached it.
+func callerURL(ctx context.Context) string {
+	if base := BaseURL(ctx); base != "" {
+		return base + "/mcp"
+	}
+	return ""
 }
 
 // authReply is the answer to a call whose credentials failed, in the
@@ -212,7 +249,9 @@ func (a *Agent) mediaBuyCapabilities(portfolio map[string]any) map[string]any {
 	}
 	caps["supports_proposals"] = false
 	caps["measurement_terms_acceptance"] = false
-	caps["governance_aware"] = false
+	// Online governance consultation for create_media_buy: a registered
+	// agent is asked before every buy on its account.
+	caps["governance_aware"] = a.Buying.Governance != nil
 	caps["features"] = map[string]any{
 		"inline_creative_management":        false,
 		"property_list_filtering":           false,

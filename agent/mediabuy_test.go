@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -180,44 +178,12 @@ func TestCreateMediaBuyAsyncLifecycle(t *testing.T) {
 func TestMediaBuyOverA2A(t *testing.T) {
 	env := testenv.Start(t)
 	const account = `{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"}`
-	body := `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"data":{"skill":"create_media_buy","input":` +
-		`{"adcp_version":"3.2-beta.5","idempotency_key":"a2a-create-00000001","account":` + account + `,"brand":{"domain":"acme.example"},"start_time":"asap","end_time":"2027-03-01T00:00:00Z",` +
-		`"packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":5000}]}}}]}}}`
-	req, _ := http.NewRequest(http.MethodPost, env.BaseURL+"/a2a", strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("A2A-Extensions", "https://adcontextprotocol.org/extensions/adcp/v3")
-	res, err := testenv.BearerClient(env.BuyerToken).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	var rpc struct {
-		Result struct {
-			Task struct {
-				Status struct {
-					State string `json:"state"`
-				} `json:"status"`
-				Artifacts []struct {
-					Parts []struct {
-						Data json.RawMessage `json:"data"`
-					} `json:"parts"`
-				} `json:"artifacts"`
-			} `json:"task"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(raw, &rpc); err != nil || len(rpc.Result.Task.Artifacts) == 0 {
-		t.Fatalf("A2A create_media_buy = %s", raw)
-	}
-	var payload json.RawMessage
-	for _, p := range rpc.Result.Task.Artifacts[0].Parts {
-		if p.Data != nil {
-			payload = p.Data
-		}
-	}
+	state, payload := a2aTask(t, env, "create_media_buy", `{"adcp_version":"3.2-beta.5","idempotency_key":"a2a-create-00000001","account":`+account+
+		`,"brand":{"domain":"acme.example"},"start_time":"asap","end_time":"2027-03-01T00:00:00Z",`+
+		`"packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":5000}]}`)
 	m := validateTool(t, "create_media_buy", payload)
-	if rpc.Result.Task.Status.State != "TASK_STATE_COMPLETED" || m["media_buy_id"] == nil {
-		t.Fatalf("A2A create_media_buy: task %s, payload %s", rpc.Result.Task.Status.State, payload)
+	if state != "TASK_STATE_COMPLETED" || m["media_buy_id"] == nil {
+		t.Fatalf("A2A create_media_buy: task %s, payload %s", state, payload)
 	}
 	cs := kittest.Connect(t, env.BaseURL, env.BuyerToken)
 	_, read := kittest.Call(t, cs, "get_media_buys", `{"account":`+account+`,"media_buy_ids":["`+m["media_buy_id"].(string)+`"]}`)

@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -96,6 +97,10 @@ type Main struct {
 
 	// Now, when set, is the clock the pipeline uses (tests pin it).
 	Now func() time.Time
+	// GovernanceTransport, when set, is the HTTP transport governance
+	// agents are called through (tests trust their stub agent's
+	// certificate with it); the URL policy applies whatever it is.
+	GovernanceTransport *http.Transport
 
 	Store  store.Store
 	Server *server.Server

@@ -13,6 +13,7 @@ import (
 	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/bench"
 	"github.com/storefront/storefront/buying"
+	"github.com/storefront/storefront/governance"
 	"github.com/storefront/storefront/compliance"
 	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/demo"
@@ -119,8 +120,10 @@ func (m *Main) serve(ctx context.Context) error {
 	// The media-buy tools run through the same counting store as
 	// get_products, and are registered before the tool label's set is
 	// read from the agent.
+	// Governance agents are called under the webhooks' URL policy.
+	gov := &governance.Client{Policy: policy, Transport: m.GovernanceTransport, Now: m.Now, Name: "storefront", Version: adcp.Build}
 	buy := &buying.Service{Store: buyers, Snapshots: snaps, Accounts: store.Accounts{Store: buyers}, Ledger: store.Ledger{Store: buyers},
-		WebhookAllowed: policy.Check, Now: m.Now, Log: m.log}
+		WebhookAllowed: policy.Check, Governance: gov, Now: m.Now, Log: m.log}
 	if m.Sandbox {
 		buy.Seeds, buy.Directives = snaps, store.Directives{Store: buyers}
 	}

@@ -179,6 +179,11 @@ func (s *Service) Create(ctx context.Context, c Call) Result {
 		a.rec.Slug, a.rec.RuleIDs = string(composed.Slug), v.Decision.RuleIDs()
 		return a.fail(ctx, true, e)
 	}
+	// The seller's own rules first, then the buyer's governance: a buy
+	// the rules refuse costs the governance agent no check.
+	if e := s.governed(ctx, a, snap, req, &b); e != nil {
+		return a.fail(ctx, true, *e)
+	}
 
 	switch {
 	case directive != nil && directive.Arm == "submitted":

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/storefront/storefront/adcp"
@@ -34,6 +35,7 @@ import (
 // Store is what the media-buy tasks read and write.
 type Store interface {
 	store.MediaBuys
+	store.Governance
 	CreateTask(ctx context.Context, publisher string, t store.Task) error
 	Task(ctx context.Context, publisher string, owner store.TaskOwner, id string) (store.Task, error)
 	AccountByID(ctx context.Context, publisher, id string) (store.Account, error)
@@ -60,6 +62,9 @@ type Service struct {
 	// WebhookAllowed vets a push_notification_config URL before a task
 	// registers it.
 	WebhookAllowed func(rawURL string) error
+	// Governance, when set, offers sync_governance and calls an
+	// account's registered governance agent before a buy is made.
+	Governance Governance
 	// Timezone is the clock accounts are assigned: every calendar the
 	// storefront keeps is UTC.
 	Timezone string
@@ -72,6 +77,9 @@ type Call struct {
 	Publisher string
 	Principal products.Principal
 	Args      []byte
+	// Caller is the storefront's agent URL as the buyer reached it, which
+	// a governance check names.
+	Caller string
 }
 
 // Result is a task's answer: the AdCP object, whether it is the error arm,
@@ -341,6 +349,12 @@ func filter(acct products.Account, p products.Principal, ids []string) store.Buy
 // pair, as for get_products tasks (a task id is visible to that pair only).
 func taskOwner(acct products.Account, p products.Principal) store.TaskOwner {
 	return store.TaskOwner{Account: acct.Key, Principal: p.ID}
+}
+
+// present reports whether a member was sent with a value.
+func present(raw json.RawMessage) bool {
+	t := strings.TrimSpace(string(raw))
+	return t != "" && t != "null"
 }
 
 // encode marshals a wire value, for answers built outside outcome.

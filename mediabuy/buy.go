@@ -79,6 +79,24 @@ type Buy struct {
 	// Order is the task id of the order it came from, when it waited for
 	// the publisher.
 	Order string `json:"order,omitempty"`
+	// Governance is the governance authorization the buy was made under,
+	// kept for audit and for later checks.
+	Governance *Governance `json:"governance,omitempty"`
+}
+
+// Governance is what a buy keeps of its governance: the buyer's intent
+// authorization as it arrived and, when the account has a governance
+// agent, that agent's approval of the purchase.
+type Governance struct {
+	// Context is the buyer's governance_context, verbatim.
+	Context string `json:"governance_context"`
+	// Agent is the registered agent's URL; CheckID, Approval and
+	// ExpiresAt are its execution approval (empty when the account has
+	// no agent).
+	Agent     string    `json:"agent,omitempty"`
+	CheckID   string    `json:"check_id,omitempty"`
+	Approval  string    `json:"approval_context,omitempty"`
+	ExpiresAt time.Time `json:"expires_at,omitzero"`
 }
 
 // Cancellation records who canceled, when and why.

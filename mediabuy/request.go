@@ -178,6 +178,12 @@ type CreateRequest struct {
 	Paused      bool
 	TotalBudget *Total
 	Packages    []PackageRequest
+	// GovernanceContext is the opaque authorization the buyer's approved
+	// intent check issued; PlanID the deprecated plan identifier some
+	// buyers still send beside it. Both are forwarded to the account's
+	// governance agent, never interpreted.
+	GovernanceContext string
+	PlanID            string
 }
 
 // PackageRequest is one requested package.
@@ -221,11 +227,11 @@ type createWire struct {
 	ReportingWebhook       json.RawMessage `json:"reporting_webhook"`
 	ArtifactWebhook        json.RawMessage `json:"artifact_webhook"`
 	InvoiceRecipient       json.RawMessage `json:"invoice_recipient"`
-	GovernanceContext      json.RawMessage `json:"governance_context"`
+	GovernanceContext      *string         `json:"governance_context"`
 	Opportunity            json.RawMessage `json:"opportunity"`
 	AgencyEstimateNumber   string          `json:"agency_estimate_number"`
 	IOAcceptance           json.RawMessage `json:"io_acceptance"`
-	PlanID                 json.RawMessage `json:"plan_id"`
+	PlanID                 *string         `json:"plan_id"`
 	AudienceEvidencePolicy json.RawMessage `json:"audience_evidence_requirements"`
 }
 
@@ -289,6 +295,30 @@ func unsupported(e *errs, prefix string, fields map[string]json.RawMessage) {
 	}
 }
 
+// governanceContextRE is the envelope's governance_context: printable
+// ASCII, of 1 to 4096 characters (checked apart: RE2 repeats stop at 1000).
+var governanceContextRE = regexp.MustCompile(`^[\x20-\x7E]+$`)
+
+// governanceFields checks governance_context and the deprecated plan_id.
+func governanceFields(e *errs, gc, plan *string) (string, string) {
+	var context, planID string
+	if gc != nil {
+		if len(*gc) > 4096 || !governanceContextRE.MatchString(*gc) {
+			e.invalid("governance_context", "governance_context must be 1 to 4096 printable ASCII characters, as the governance agent issued it")
+		} else {
+			context = *gc
+		}
+	}
+	if plan != nil {
+		if *plan == "" || len(*plan) > 255 {
+			e.invalid("plan_id", "plan_id must be 1 to 255 characters")
+		} else {
+			planID = *plan
+		}
+	}
+	return context, planID
+}
+
 // DecodeCreate parses and validates create_media_buy arguments at now. It
 // checks the request's own shape; the catalogue and the rulebook judge the
 // packages later.
@@ -332,9 +362,10 @@ func DecodeCreate(args []byte, now time.Time) (*CreateRequest, error) {
 	unsupported(&e, "", map[string]json.RawMessage{
 		"daily_budget_cap": w.DailyBudgetCap, "budget_cap_timezone": w.BudgetCapTimezone, "bidding": w.Bidding,
 		"reporting_webhook": w.ReportingWebhook, "artifact_webhook": w.ArtifactWebhook, "invoice_recipient": w.InvoiceRecipient,
-		"governance_context": w.GovernanceContext, "opportunity": w.Opportunity, "io_acceptance": w.IOAcceptance,
-		"plan_id": w.PlanID, "audience_evidence_requirements": w.AudienceEvidencePolicy,
+		"opportunity": w.Opportunity, "io_acceptance": w.IOAcceptance,
+		"audience_evidence_requirements": w.AudienceEvidencePolicy,
 	})
+	r.GovernanceContext, r.PlanID = governanceFields(&e, w.GovernanceContext, w.PlanID)
 	r.ASAP, r.Start, r.End = flight(&e, "", w.StartTime, w.EndTime, now, true)
 	if w.TotalBudget != nil {
 		r.TotalBudget = w.TotalBudget

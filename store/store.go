@@ -242,6 +242,8 @@ type Store interface {
 	Audit
 	// MediaBuys holds the media-buy tasks' state (mediabuys.go).
 	MediaBuys
+	// Governance holds governance agent registrations (governance.go).
+	Governance
 
 	// Publishers lists the publishers served, default first.
 	Publishers(ctx context.Context) ([]products.Publisher, error)

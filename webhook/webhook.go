@@ -40,10 +40,15 @@ type Policy struct {
 }
 
 // Check reports why rawURL may not receive webhooks, or nil.
-func (p Policy) Check(rawURL string) error {
+func (p Policy) Check(rawURL string) error { return p.CheckURL(rawURL, "webhook URL") }
+
+// CheckURL reports why the storefront may not call rawURL, or nil; what
+// names the URL in the reason (the storefront calls governance agents
+// under the same policy as webhooks).
+func (p Policy) CheckURL(rawURL, what string) error {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
-		return errors.New("the webhook URL is not an absolute URL")
+		return fmt.Errorf("the %s is not an absolute URL", what)
 	}
 	// Host names are case-insensitive, may end in the root's dot, and
 	// every name under localhost is loopback too (RFC 6761): none of
@@ -52,19 +57,26 @@ func (p Policy) Check(rawURL string) error {
 	loopback := host == "localhost" || strings.HasSuffix(host, ".localhost")
 	if ip := net.ParseIP(host); ip != nil {
 		loopback = ip.IsLoopback()
-		if !loopback && (ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified() || ip.IsMulticast()) {
-			return errors.New("the webhook URL points at a private address")
+		if !loopback && !Public(ip) {
+			return fmt.Errorf("the %s points at a private address", what)
 		}
 	}
 	switch {
 	case loopback && p.AllowLoopback && (u.Scheme == "http" || u.Scheme == "https"):
 		return nil
 	case loopback:
-		return errors.New("the webhook URL points at a loopback address, which only a sandbox storefront delivers to")
+		return fmt.Errorf("the %s points at a loopback address, which only a sandbox storefront calls", what)
 	case u.Scheme != "https":
-		return errors.New("the webhook URL must use https")
+		return fmt.Errorf("the %s must use https", what)
 	}
 	return nil
+}
+
+// Public reports whether ip is an address on the public internet: not
+// private, loopback, link-local, unspecified or multicast.
+func Public(ip net.IP) bool {
+	return !ip.IsLoopback() && !ip.IsPrivate() && !ip.IsLinkLocalUnicast() && !ip.IsLinkLocalMulticast() &&
+		!ip.IsUnspecified() && !ip.IsMulticast()
 }
 
 // Payload is core/mcp-webhook-payload.json for a task's terminal state.

@@ -182,6 +182,7 @@ func GetProducts(t testing.TB, payload []byte) string {
 var mediaBuyResponses = map[string]string{
 	"sync_accounts":          "account/sync-accounts-response.json",
 	"list_accounts":          "account/list-accounts-response.json",
+	"sync_governance":        "account/sync-governance-response.json",
 	"create_media_buy":       "media-buy/create-media-buy-response.json",
 	"get_media_buys":         "media-buy/get-media-buys-response.json",
 	"update_media_buy":       "media-buy/update-media-buy-response.json",

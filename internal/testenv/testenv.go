@@ -35,7 +35,17 @@ var Clock = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 // Start runs `storefront serve` with args (plus --addr 127.0.0.1:0).
 func Start(t testing.TB, args ...string) *Env {
 	t.Helper()
+	return StartWith(t, nil, args...)
+}
+
+// StartWith is Start with configure applied to the program before it
+// runs (a test's transport for governance agents, say).
+func StartWith(t testing.TB, configure func(*app.Main), args ...string) *Env {
+	t.Helper()
 	m := app.NewMain()
+	if configure != nil {
+		configure(m)
+	}
 	out := &syncBuffer{}
 	m.Stdout = out
 	m.Stderr = out

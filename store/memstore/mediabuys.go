@@ -13,6 +13,8 @@ import (
 // buying is a publisher's media-buy state.
 type buying struct {
 	terms    map[string]store.AccountTerms
+	// governance is the governance agent per account.
+	governance map[string]store.GovernanceAgent
 	buys     map[string][]byte // id -> the buy as JSON, as PostgreSQL keeps it
 	order    []string          // buy ids, oldest first
 	history  map[string][]mediabuy.Event
@@ -21,7 +23,7 @@ type buying struct {
 }
 
 func newBuying() *buying {
-	return &buying{terms: map[string]store.AccountTerms{}, buys: map[string][]byte{}, history: map[string][]mediabuy.Event{},
+	return &buying{terms: map[string]store.AccountTerms{}, governance: map[string]store.GovernanceAgent{}, buys: map[string][]byte{}, history: map[string][]mediabuy.Event{},
 		orders: map[string]store.Order{}, delivery: map[[4]string]mediabuy.Row{}}
 }
 

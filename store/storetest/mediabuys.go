@@ -21,6 +21,7 @@ var mediaBuyTests = []struct {
 	fn   func(*testing.T, store.Store)
 }{
 	{"AccountTerms", testAccountTerms},
+	{"GovernanceAgents", testGovernanceAgents},
 	{"MediaBuys", testMediaBuys},
 	{"MediaBuyRevisionRace", testMediaBuyRevisionRace},
 	{"Orders", testOrders},

@@ -1,0 +1,38 @@
+package pgstore
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/storefront/storefront/store"
+)
+
+var _ store.Governance = (*Store)(nil)
+
+func (s *Store) GovernanceAgent(ctx context.Context, publisher, account string) (_ store.GovernanceAgent, err error) {
+	defer wrap(&err, "GovernanceAgent(%q, %q)", publisher, account)
+	g := store.GovernanceAgent{Account: account}
+	err = s.pool.QueryRow(ctx, `SELECT url, scheme, credentials, registered_by, updated_at
+		FROM governance_agents WHERE publisher_id = $1 AND account_id = $2`, publisher, account).
+		Scan(&g.URL, &g.Scheme, &g.Credentials, &g.RegisteredBy, &g.UpdatedAt)
+	g.UpdatedAt = g.UpdatedAt.UTC()
+	return g, err
+}
+
+func (s *Store) PutGovernanceAgents(ctx context.Context, publisher string, agents []store.GovernanceAgent) (err error) {
+	defer wrap(&err, "PutGovernanceAgents(%q, %d)", publisher, len(agents))
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		for _, g := range agents {
+			if _, err := tx.Exec(ctx, `INSERT INTO governance_agents
+				(publisher_id, account_id, url, scheme, credentials, registered_by, updated_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7)
+				ON CONFLICT (publisher_id, account_id) DO UPDATE SET url = $3, scheme = $4, credentials = $5,
+					registered_by = $6, updated_at = $7`,
+				publisher, g.Account, g.URL, g.Scheme, g.Credentials, g.RegisteredBy, g.UpdatedAt.UTC()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
