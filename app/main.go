@@ -101,6 +101,9 @@ type Main struct {
 	// agents are called through (tests trust their stub agent's
 	// certificate with it); the URL policy applies whatever it is.
 	GovernanceTransport *http.Transport
+	// WrapStore, when set, wraps the store serve serves from: tests inject
+	// a failing or panicking dependency with it.
+	WrapStore func(store.Store) store.Store
 
 	Store  store.Store
 	Server *server.Server
