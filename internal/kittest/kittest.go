@@ -227,6 +227,38 @@ func ProbeA2A(t testing.TB, url, token, skill, input string) Probe {
 	return Post(t, url, body, append(bearerHeader(token), "A2A-Extensions", "https://adcontextprotocol.org/extensions/adcp/v3")...)
 }
 
+// A2ATask sends one invocation as ProbeA2A does and returns the exchange,
+// the task's state and the AdCP object of its artifact (its data part).
+func A2ATask(t testing.TB, url, token, skill, input string) (Probe, string, []byte) {
+	t.Helper()
+	p := ProbeA2A(t, url, token, skill, input)
+	raw, _ := json.Marshal(p.Body)
+	var rpc struct {
+		Result struct {
+			Task struct {
+				Status struct {
+					State string `json:"state"`
+				} `json:"status"`
+				Artifacts []struct {
+					Parts []struct {
+						Data json.RawMessage `json:"data"`
+					} `json:"parts"`
+				} `json:"artifacts"`
+			} `json:"task"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(raw, &rpc); err != nil || len(rpc.Result.Task.Artifacts) == 0 {
+		t.Fatalf("A2A %s = %s", skill, raw)
+	}
+	for _, part := range rpc.Result.Task.Artifacts[0].Parts {
+		if part.Data != nil {
+			return p, rpc.Result.Task.Status.State, part.Data
+		}
+	}
+	t.Fatalf("A2A %s: no data part in %s", skill, raw)
+	return p, "", nil
+}
+
 func bearerHeader(token string) []string {
 	if token == "" {
 		return nil
