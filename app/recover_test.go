@@ -257,14 +257,7 @@ func TestPanicInTheAdminAPI(t *testing.T) {
 	env, p := startPanicking(t)
 	before := recovered(t, env.BaseURL, "admin")
 	p.arm("Decisions")
-	req, _ := http.NewRequest(http.MethodGet, env.BaseURL+"/admin/v1/publishers/northwind/decisions", nil)
-	req.Header.Set("Authorization", "Bearer "+env.AdminToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	resp, b := kittest.AdminGet(t, env, "/decisions")
 	var prob struct {
 		Type   string
 		Status int

@@ -154,17 +154,7 @@ func WantStatus(t testing.TB, m map[string]any, want string) {
 // API.
 func Decisions(t testing.TB, env *testenv.Env) []map[string]any {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, env.BaseURL+"/admin/v1/publishers/northwind/decisions?limit=1000", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+env.AdminToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	resp, b := AdminGet(t, env, "/decisions?limit=1000")
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET decisions: %d %s", resp.StatusCode, b)
 	}
@@ -175,6 +165,24 @@ func Decisions(t testing.TB, env *testenv.Env) []map[string]any {
 		t.Fatalf("decisions: %v\n%s", err, b)
 	}
 	return out.Decisions
+}
+
+// AdminGet reads path under the demo publisher's admin API with the demo
+// admin token, and returns the response (its body read) and the body.
+func AdminGet(t testing.TB, env *testenv.Env, path string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, env.BaseURL+"/admin/v1/publishers/northwind"+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+env.AdminToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, b
 }
 
 // JSONString is s as a JSON string literal.
