@@ -15,6 +15,7 @@ import (
 
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/decline"
+	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/sanitize"
 )
@@ -62,7 +63,27 @@ func profileError(breach, message string) error {
 }
 
 // SendMessage decodes the invocation, dispatches it and encodes the reply.
-func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (a2a.SendMessageResult, error) {
+// It is the A2A surface's recover boundary: a panic is logged and counted
+// (internal/recovery) and answered as a panic in Dispatch is, with the
+// agent's InternalReply as a failed task, the same AdCP object MCP sends.
+func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (res a2a.SendMessageResult, err error) {
+	var inv invocation
+	if !recovery.Run(ctx, h.log, "a2a", "A2A SendMessage", func() { res, err = h.send(ctx, req, &inv) }) {
+		return res, err
+	}
+	x := exchangeFrom(ctx)
+	if x == nil || req == nil || req.Message == nil {
+		return nil, a2a.ErrInternalError
+	}
+	task, err := h.task(ctx, req.Message, h.agent.InternalReply(inv.args), x.legacy, false)
+	if err != nil {
+		return nil, a2a.ErrInternalError
+	}
+	return task, nil
+}
+
+// send is SendMessage's work; it sets inv once the invocation is read.
+func (h *handler) send(ctx context.Context, req *a2a.SendMessageRequest, inv *invocation) (a2a.SendMessageResult, error) {
 	x := exchangeFrom(ctx)
 	callCtx, ok := a2asrv.CallContextFrom(ctx)
 	if x == nil || !ok {
@@ -95,8 +116,8 @@ func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) 
 		}
 	}
 
-	inv, err := parseInvocation(req.Message, x.legacy)
-	if err != nil {
+	var err error
+	if *inv, err = parseInvocation(req.Message, x.legacy); err != nil {
 		return nil, err
 	}
 	auth := first(callCtx.ServiceParams(), "Authorization")

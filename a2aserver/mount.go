@@ -17,6 +17,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/storefront/storefront/agent"
+	"github.com/storefront/storefront/internal/recovery"
+	"github.com/storefront/storefront/internal/rpcauth"
 )
 
 // CardPath is where the agent card is served, at the origin and, because
@@ -45,6 +47,9 @@ type Config struct {
 	Log          *slog.Logger
 }
 
+// internalErrorCode is JSON-RPC's internal error.
+const internalErrorCode = -32603
+
 // Server is the A2A surface of one storefront.
 type Server struct {
 	cfg      Config
@@ -57,8 +62,10 @@ func New(cfg Config) *Server {
 		cfg.Log = slog.Default()
 	}
 	h := &handler{agent: cfg.Agent, log: cfg.Log}
+	// What SendMessage's own boundary does not catch: a2a-go's decoding
+	// and encoding, and the other methods.
 	recovered := a2asrv.WithTransportPanicHandler(func(r any) error {
-		cfg.Log.Error("a2a: panic while serving a call", "panic", r)
+		recovery.Report(context.Background(), cfg.Log, "a2a", "A2A transport", r)
 		return a2a.ErrInternalError
 	})
 	return &Server{
@@ -95,7 +102,11 @@ func (s *Server) publisherOf(c echo.Context) (id string, prefix string) {
 // method name decides: 0.3 methods have a slash (message/send), 1.0
 // methods do not (SendMessage). 0.3 clients send no A2A-Version header, so
 // the header cannot decide.
-func (s *Server) serveRPC(c echo.Context) error {
+//
+// It is the A2A surface's recover boundary on the HTTP request's goroutine
+// (admission, routing): a panic there is answered as a JSON-RPC internal
+// error. Calls are answered under SendMessage's own boundary.
+func (s *Server) serveRPC(c echo.Context) (err error) {
 	r := c.Request()
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -106,16 +117,26 @@ func (s *Server) serveRPC(c echo.Context) error {
 		Method string          `json:"method"`
 	}
 	_ = json.Unmarshal(body, &probe) // a2a-go reports malformed bodies
+	if recovery.Run(r.Context(), s.cfg.Log, "a2a", "A2A "+probe.Method, func() { err = s.route(c, body, probe.ID, probe.Method) }) &&
+		!c.Response().Committed {
+		rpcauth.Write(c.Response(), http.StatusInternalServerError, rpcauth.Error(probe.ID, internalErrorCode, "Internal error", nil))
+	}
+	return err
+}
+
+// route is serveRPC's work, for the request of JSON-RPC id and method.
+func (s *Server) route(c echo.Context, body []byte, rpcID json.RawMessage, method string) error {
+	r := c.Request()
 	id, _ := s.publisherOf(c)
 	realm := s.origin(r) + r.URL.EscapedPath()
 	// Credentials that name no principal are refused whatever the method,
 	// before a2a-go reads the call.
 	ctx, err := s.cfg.Agent.Admit(r.Context(), id, r.Header.Get("Authorization"), "", nil)
 	if err != nil {
-		return unauthenticated(c.Response(), realm, probe.ID, err)
+		return unauthenticated(c.Response(), realm, rpcID, err)
 	}
 	w := &challengeWriter{Response: c.Response()}
-	x := &exchange{publisher: id, legacy: strings.Contains(probe.Method, "/"), header: w.Header(), realm: realm, challenge: w}
+	x := &exchange{publisher: id, legacy: strings.Contains(method, "/"), header: w.Header(), realm: realm, challenge: w}
 	ctx = context.WithValue(ctx, exchangeKey{}, x)
 	ctx = a2alog.AttachLogger(ctx, s.cfg.Log)
 	r = r.WithContext(ctx)

@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/storefront/storefront/buying"
+	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/products"
@@ -111,15 +112,25 @@ func (h *Handler) Mount(e *echo.Echo) {
 	}
 }
 
-// problems makes every error in the group render as problem+json.
+// problems makes every error in the group render as problem+json. It is
+// the admin API's recover boundary: a panic is logged and counted
+// (internal/recovery) and answered as the internal-error problem, 500,
+// which names nothing of it.
 func (h *Handler) problems(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if err := next(c); err != nil {
+		var err error
+		if recovery.Run(c.Request().Context(), h.Log, "admin", c.Request().Method+" "+c.Path(), func() { err = next(c) }) {
+			err = errPanicked
+		}
+		if err != nil {
 			h.errorHandler(err, c)
 		}
 		return nil
 	}
 }
+
+// errPanicked stands for a recovered panic, which the boundary has logged.
+var errPanicked = errors.New("recovered a panic")
 
 // authenticate resolves the admin bearer token.
 func (h *Handler) authenticate(next echo.HandlerFunc) echo.HandlerFunc {

@@ -222,7 +222,7 @@ func (h *Handler) backtestRun(ctx context.Context, publisher string, req Backtes
 		snap = products.NewSnapshot(current.Publisher, catalogue, current.CatalogueVersion, rb, draft.RulebookVersion)
 	}
 	return &backtest.Run{
-		Publisher: publisher, Preview: h.Preview, Draft: snap, Current: current, Source: src,
+		Publisher: publisher, Preview: h.Preview, Draft: snap, Current: current, Source: src, Log: h.Log,
 		Options: backtest.Options{Since: h.now().AddDate(0, 0, -req.Days), Limit: req.Limit, Baseline: baseline, Sandbox: req.IncludeSandbox},
 	}, draft, nil
 }

@@ -88,6 +88,8 @@ func (h *Handler) errorHandler(err error, c echo.Context) {
 	case errors.As(err, &pe):
 	case errors.Is(err, store.ErrNotFound):
 		pe = notFound().(*ProblemError)
+	case errors.Is(err, errPanicked):
+		pe = newProblem(http.StatusInternalServerError, "internal", "Internal error", "")
 	case errors.As(err, &he):
 		msg, _ := he.Message.(string)
 		if msg == "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/buying"
 	"github.com/storefront/storefront/compliance"
+	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
@@ -117,17 +118,46 @@ func (a *Agent) Tools() []Tool {
 // Has reports whether the agent has a tool.
 func (a *Agent) Has(name string) bool { _, ok := a.byName[name]; return ok }
 
-// Dispatch runs one tool call.
+// Dispatch runs one tool call. It is the buyer transports' recover
+// boundary: a panic in the call is logged and counted on the call's
+// transport, and answered as InternalReply, the same over MCP and A2A.
 func (a *Agent) Dispatch(ctx context.Context, name string, c Call) (Reply, error) {
 	t, ok := a.byName[name]
 	if !ok {
 		return Reply{}, ErrUnknownTool
 	}
 	start := time.Now()
-	p, err := a.principalFor(ctx, c)
-	r := t.handle(ctx, c, p, err)
+	var r Reply
+	if recovery.Run(ctx, a.Log, c.Transport, "tool "+name, func() {
+		p, err := a.principalFor(ctx, c)
+		r = t.handle(ctx, c, p, err)
+	}) {
+		r = a.InternalReply(c.Args)
+	}
 	a.observe(name, c, r, time.Since(start))
 	return r, nil
+}
+
+// InternalReply is the answer to a call that failed inside the storefront
+// (a recovered panic): the error arm, SERVICE_UNAVAILABLE with recovery
+// transient and the fixed internal line, in the call's envelope. It says
+// nothing of what failed.
+func (a *Agent) InternalReply(args []byte) Reply { return internalReply(args) }
+
+func internalReply(args []byte) Reply {
+	return failedReply(envelope(args), outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Internal})
+}
+
+// envelope is the envelope of an answer to args that could not be read
+// whole: the version they negotiate (the default if none) and their
+// context.
+func envelope(args []byte) outcome.Envelope {
+	pin, major, ctxRaw, _ := envelopeOf(args)
+	v, err := adcp.Negotiate(pin, major)
+	if err != nil {
+		v = adcp.Default
+	}
+	return outcome.Envelope{Version: v, Context: ctxRaw}
 }
 
 // Errors of authentication.

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/storefront/storefront/metrics"
+	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/webhook"
@@ -33,41 +33,45 @@ var _ products.Curation = (*Curator)(nil)
 
 // Curate implements products.Curation.
 func (c *Curator) Curate(publisher string, sub products.Submission, decide func(context.Context) products.Result) {
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		defer func() {
-			if r := recover(); r != nil {
-				metrics.RecoveredPanic("background")
-				c.Log.Error("curating a task panicked", "publisher", publisher, "task", sub.TaskID, "panic", r)
-			}
-		}()
-		timeout := c.Timeout
-		if timeout == 0 {
-			timeout = 2 * time.Minute
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
+	// Under a recover boundary, which has logged and counted a panic
+	// before Wait sees the decision done.
+	c.wg.Go(func() {
+		recovery.Run(context.Background(), c.Log, "background", "curating task "+sub.TaskID, func() { c.curate(publisher, sub, decide) })
+	})
+}
+
+// curate decides one submitted brief and finishes its task.
+func (c *Curator) curate(publisher string, sub products.Submission, decide func(context.Context) products.Result) {
+	timeout := c.Timeout
+	if timeout == 0 {
+		timeout = 2 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	// A decision that panics still finishes its task: failed, with the
+	// answer a call that panics gets.
+	status, payload := "failed", internalReply(sub.Request).Payload
+	recovery.Run(ctx, c.Log, "background", "deciding task "+sub.TaskID, func() {
 		res := decide(ctx)
-		status := res.Outcome.Arm().String()
-		owner := store.TaskOwner{Account: sub.Account, Principal: sub.Principal}
-		now := time.Now
-		if c.Now != nil {
-			now = c.Now
-		}
-		t, err := c.Store.FinishTask(ctx, publisher, owner, sub.TaskID, status, res.Payload, now())
-		if errors.Is(err, store.ErrConflict) {
-			// Already finished, by the compliance controller in sandbox.
-			return
-		}
-		if err != nil {
-			c.Log.Error("finishing a curated task failed", "publisher", publisher, "task", sub.TaskID, "err", err)
-			return
-		}
-		if c.Webhooks != nil {
-			c.Webhooks.Deliver(ctx, publisher, t)
-		}
-	}()
+		status, payload = res.Outcome.Arm().String(), res.Payload
+	})
+	owner := store.TaskOwner{Account: sub.Account, Principal: sub.Principal}
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	t, err := c.Store.FinishTask(ctx, publisher, owner, sub.TaskID, status, payload, now())
+	if errors.Is(err, store.ErrConflict) {
+		// Already finished, by the compliance controller in sandbox.
+		return
+	}
+	if err != nil {
+		c.Log.Error("finishing a curated task failed", "publisher", publisher, "task", sub.TaskID, "err", err)
+		return
+	}
+	if c.Webhooks != nil {
+		c.Webhooks.Deliver(ctx, publisher, t)
+	}
 }
 
 // Wait waits for decisions in flight, up to ctx.

@@ -2,13 +2,21 @@ package agent_test
 
 import (
 	"bytes"
+	"context"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/storefront/storefront/agent"
+	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/internal/kittest"
 	"github.com/storefront/storefront/internal/spectest"
 	"github.com/storefront/storefront/internal/testenv"
+	"github.com/storefront/storefront/metrics"
+	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/store/memstore"
 )
 
 // TestAsyncDiscovery: with --async-discovery, a brief that registers a
@@ -98,5 +106,40 @@ func TestAsyncDiscovery(t *testing.T) {
 	case h := <-hooks.got:
 		t.Errorf("a webhook arrived for a synchronous answer or a replay: %s %s", h.path, h.body)
 	case <-time.After(2 * time.Second):
+	}
+}
+
+// TestCurationPanic: a decision that panics in the background still
+// finishes its task, failed with the transient internal error in the
+// request's envelope, and is counted; the process serves on.
+func TestCurationPanic(t *testing.T) {
+	ctx := context.Background()
+	s := memstore.New()
+	if err := demo.Seed(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	owner := store.TaskOwner{Account: "acct_1", Principal: "buyer-1"}
+	if err := s.CreateTask(ctx, demo.PublisherID, store.Task{ID: "task_panics", Owner: owner, Type: "get_products", Status: "submitted"}); err != nil {
+		t.Fatal(err)
+	}
+	c := &agent.Curator{Store: s, Log: slog.New(slog.DiscardHandler), Now: func() time.Time { return testenv.Clock }}
+	before := metrics.RecoveredPanics("background")
+	c.Curate(demo.PublisherID, products.Submission{TaskID: "task_panics", Account: owner.Account, Principal: owner.Principal,
+		Request: []byte(`{"adcp_version":"3.1","brief":"coffee","context":{"trace":"curated"}}`)},
+		func(context.Context) products.Result { panic("xyzzy-internal-panic-detail") })
+	waitCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	c.Wait(waitCtx)
+	task, err := s.Task(ctx, demo.PublisherID, owner, "task_panics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task.Status != "failed" || spectest.GetProducts(t, task.Result) != "failed" ||
+		!bytes.Contains(task.Result, []byte(`"code":"SERVICE_UNAVAILABLE","message":"Internal error.","recovery":"transient"`)) ||
+		!bytes.Contains(task.Result, []byte(`"adcp_version":"3.1"`)) || !bytes.Contains(task.Result, []byte(`"trace":"curated"`)) {
+		t.Errorf("task = %s %s, want it failed with the transient internal error", task.Status, task.Result)
+	}
+	if got := metrics.RecoveredPanics("background") - before; got != 1 {
+		t.Errorf("recovered panics on background moved by %v, want 1", got)
 	}
 }

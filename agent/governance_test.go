@@ -33,32 +33,8 @@ func jsonInt(n int) string { b, _ := json.Marshal(n); return string(b) }
 // and the AdCP object of its artifact.
 func a2aTask(t *testing.T, env *testenv.Env, skill, input string) (string, []byte) {
 	t.Helper()
-	p := kittest.ProbeA2A(t, env.BaseURL+"/a2a", env.BuyerToken, skill, input)
-	raw, _ := json.Marshal(p.Body)
-	var rpc struct {
-		Result struct {
-			Task struct {
-				Status struct {
-					State string `json:"state"`
-				} `json:"status"`
-				Artifacts []struct {
-					Parts []struct {
-						Data json.RawMessage `json:"data"`
-					} `json:"parts"`
-				} `json:"artifacts"`
-			} `json:"task"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(raw, &rpc); err != nil || len(rpc.Result.Task.Artifacts) == 0 {
-		t.Fatalf("A2A %s = %s", skill, raw)
-	}
-	for _, part := range rpc.Result.Task.Artifacts[0].Parts {
-		if part.Data != nil {
-			return rpc.Result.Task.Status.State, part.Data
-		}
-	}
-	t.Fatalf("A2A %s: no data part in %s", skill, raw)
-	return "", nil
+	_, state, data := kittest.A2ATask(t, env.BaseURL+"/a2a", env.BuyerToken, skill, input)
+	return state, data
 }
 
 // TestGovernanceEndToEnd runs the real program, on each store, with a real

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
@@ -58,7 +59,12 @@ func (a *Agent) idempotent(ctx context.Context, c Call, p products.Principal, to
 		}
 		return r
 	}
-	r := run()
+	var r Reply
+	if recovery.Run(ctx, a.Log, c.Transport, "tool "+tool, func() { r = run() }) {
+		// Answered here, not by Dispatch, so that the key is released
+		// below like that of any transient failure.
+		r = a.InternalReply(c.Args)
+	}
 	if transient(r) {
 		// Nothing was decided: let a retry with the same key run afresh.
 		_ = a.Store.ReleaseReplay(context.WithoutCancel(ctx), c.Publisher, scope, key)

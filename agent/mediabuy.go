@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/buying"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
@@ -199,12 +198,7 @@ func callerURL(ctx context.Context) string {
 // authReply is the answer to a call whose credentials failed, in the
 // version it pinned.
 func authReply(c Call, authErr error) Reply {
-	pin, major, ctxRaw, _ := envelopeOf(c.Args)
-	v, err := adcp.Negotiate(pin, major)
-	if err != nil {
-		v = adcp.Default
-	}
-	return reply(authFailure(outcome.Envelope{Version: v, Context: ctxRaw}, authErr))
+	return reply(authFailure(envelope(c.Args), authErr))
 }
 
 func buyingReply(r buying.Result) Reply {

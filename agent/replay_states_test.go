@@ -56,6 +56,13 @@ func (brokenSnapshots) Snapshot(ctx context.Context, publisher string) (*product
 	return nil, errors.New("catalogue unavailable")
 }
 
+// panickingSnapshots is a catalogue that panics.
+type panickingSnapshots struct{}
+
+func (panickingSnapshots) Snapshot(ctx context.Context, publisher string) (*products.Snapshot, error) {
+	panic("xyzzy-internal-panic-detail")
+}
+
 func newAgent(t *testing.T, s *replayStore, snaps products.Snapshots) *agent.Agent {
 	t.Helper()
 	mem := memstore.New()
@@ -113,6 +120,12 @@ func TestReplayStates(t *testing.T) {
 		{
 			// Nothing was decided, so a retry with the key runs afresh.
 			name: "outage", snaps: brokenSnapshots{},
+			code: "SERVICE_UNAVAILABLE", recovery: "transient", released: 1,
+		},
+		{
+			// A panic is transient too: the key is released, not left
+			// in flight.
+			name: "panic", snaps: panickingSnapshots{},
 			code: "SERVICE_UNAVAILABLE", recovery: "transient", released: 1,
 		},
 		{

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/bulk"
+	"github.com/storefront/storefront/internal/recovery"
 )
 
 // The catalogue and ledger file commands talk to a running storefront's
@@ -341,7 +342,7 @@ func (m *Main) progress(name string, size int64, sent *counter) *progressLine {
 			p.tty = true
 		}
 	}
-	go func() {
+	recovery.Go(context.Background(), m.log, "background", "showing progress", func() {
 		t := time.NewTicker(200 * time.Millisecond)
 		defer t.Stop()
 		for {
@@ -352,7 +353,7 @@ func (m *Main) progress(name string, size int64, sent *counter) *progressLine {
 				p.show(false)
 			}
 		}
-	}()
+	})
 	return p
 }
 

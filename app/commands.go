@@ -70,9 +70,12 @@ func (m *Main) ledgerVerify(ctx context.Context) error {
 	return nil
 }
 
-// publishersToCheck opens the store and returns --publisher, or every
+// publishersToCheck opens the database and returns --publisher, or every
 // publisher.
 func (m *Main) publishersToCheck(ctx context.Context) ([]string, error) {
+	if err := m.needDatabase(); err != nil {
+		return nil, err
+	}
 	if _, err := m.openStore(ctx); err != nil {
 		return nil, err
 	}

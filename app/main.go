@@ -101,6 +101,9 @@ type Main struct {
 	// agents are called through (tests trust their stub agent's
 	// certificate with it); the URL policy applies whatever it is.
 	GovernanceTransport *http.Transport
+	// WrapStore, when set, wraps the store serve serves from: tests inject
+	// a failing or panicking dependency with it.
+	WrapStore func(store.Store) store.Store
 
 	Store  store.Store
 	Server *server.Server
@@ -442,11 +445,13 @@ func (m *Main) openStore(ctx context.Context) (kind string, err error) {
 	return "postgres", nil
 }
 
-// needDatabase refuses admin commands on the in-memory store: a token made
-// in one process would be lost with it.
+// needDatabase refuses the commands that work on the database when none is
+// configured, rather than run them on a fresh in-memory store: a token made
+// there would be lost with the process, and a verify there would check
+// nothing and say all is well.
 func (m *Main) needDatabase() error {
 	if m.DatabaseURL == "" {
-		return errors.New("this command changes the database: set DATABASE_URL (or --database-url). The in-memory store of the embedded default lives in the serving process only; it prints its demo tokens at start-up")
+		return fmt.Errorf("storefront %s works on the database: set DATABASE_URL (or --database-url). The in-memory store of the embedded default lives in the serving process only; it prints its demo tokens at start-up", m.Command)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/agent"
+	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/store"
 )
@@ -166,7 +167,13 @@ func retain(ctx context.Context, s store.Store, r Retention, every time.Duration
 		case <-time.After(wait):
 		}
 		wait = every
-		n, err := purge(ctx, s, r, now(), mx)
+		var n store.Purged
+		var err error
+		// A pass that panics is logged and counted; the next one runs
+		// on time.
+		if recovery.Run(ctx, log, "background", "a retention pass", func() { n, err = purge(ctx, s, r, now(), mx) }) {
+			continue
+		}
 		if err != nil && ctx.Err() == nil {
 			log.Warn("retention pass failed; the next one retries", "err", err)
 			continue

@@ -13,10 +13,11 @@ import (
 	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/bench"
 	"github.com/storefront/storefront/buying"
-	"github.com/storefront/storefront/governance"
 	"github.com/storefront/storefront/compliance"
 	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/demo"
+	"github.com/storefront/storefront/governance"
+	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
@@ -31,6 +32,9 @@ func (m *Main) serve(ctx context.Context) error {
 	kind, err := m.openStore(ctx)
 	if err != nil {
 		return err
+	}
+	if m.WrapStore != nil {
+		m.Store = m.WrapStore(m.Store)
 	}
 	s := m.Store
 	if kind == "memory" {
@@ -71,7 +75,8 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 
 	snaps := store.NewSnapshots(s)
-	go snaps.Watch(ctx)
+	snaps.Log = m.log
+	recovery.Go(ctx, m.log, "background", "watching store changes", func() { snaps.Watch(ctx) })
 	policy := webhook.Policy{AllowLoopback: m.Sandbox}
 	hooks := webhook.New(s, policy, m.log)
 	keys := &signing.Keys{Store: s, Now: m.Now}
@@ -143,7 +148,7 @@ func (m *Main) serve(ctx context.Context) error {
 		StoreKind: kind, Version: Version, PublicURL: m.PublicURL, AllowedHosts: m.AllowedHosts, Keys: keys, Log: m.log,
 		Metrics: mx.Handler(m.MetricsToken),
 	})
-	go retain(ctx, s, m.Retention, m.RetentionEvery, m.now, mx, m.log)
+	recovery.Go(ctx, m.log, "background", "retention", func() { retain(ctx, s, m.Retention, m.RetentionEvery, m.now, mx, m.log) })
 	if m.DebugAddr != "" {
 		stop, err := serveDebug(ctx, m.DebugAddr, m.log)
 		if err != nil {

@@ -21,12 +21,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
@@ -90,6 +92,8 @@ type Run struct {
 	// Progress, when set, is called as decisions are scanned; the caller
 	// throttles what it shows.
 	Progress func(Progress)
+	// Log is where a recovered panic is logged (slog's default when nil).
+	Log *slog.Logger
 }
 
 // Progress is how far a backtest has got.
@@ -278,6 +282,10 @@ const (
 // ErrNoRecordings: the store keeps no requests to replay.
 var ErrNoRecordings = errors.New("this store keeps no requests to replay")
 
+// ErrPanicked: a replay or the progress callback panicked. The panic is
+// logged and counted; the run stops, and reports nothing partial.
+var ErrPanicked = errors.New("the backtest failed inside the storefront")
+
 // Execute runs the backtest. It stops, returning ctx's error, when ctx
 // ends.
 func (r *Run) Execute(ctx context.Context) (Report, error) {
@@ -307,6 +315,15 @@ func (r *Run) Execute(ctx context.Context) (Report, error) {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The workers and the aggregator run under recover boundaries: a
+	// panic in one stops the run (cancel), and nobody is left waiting.
+	var panicked atomic.Bool
+	guarded := func(what string, fn func()) {
+		if recovery.Run(ctx, r.Log, "background", what, fn) {
+			panicked.Store(true)
+			cancel()
+		}
+	}
 	jobs := make(chan ledger.Entry, 64)
 	results := make(chan result, 64)
 	var workers sync.WaitGroup
@@ -314,14 +331,16 @@ func (r *Run) Execute(ctx context.Context) (Report, error) {
 		workers.Add(1)
 		go func() {
 			defer workers.Done()
-			for e := range jobs {
-				res := r.compare(ctx, e, opts.Baseline)
-				select {
-				case results <- res:
-				case <-ctx.Done():
-					return
+			guarded("replaying a backtest's decisions", func() {
+				for e := range jobs {
+					res := r.compare(ctx, e, opts.Baseline)
+					select {
+					case results <- res:
+					case <-ctx.Done():
+						return
+					}
 				}
-			}
+			})
 		}()
 	}
 	done := make(chan struct{})
@@ -329,16 +348,18 @@ func (r *Run) Execute(ctx context.Context) (Report, error) {
 	prog := Progress{Total: total}
 	go func() {
 		defer close(done)
-		for res := range results {
-			prog.Replayed++
-			if agg.add(res) {
-				prog.Flips++
+		guarded("aggregating a backtest", func() {
+			for res := range results {
+				prog.Replayed++
+				if agg.add(res) {
+					prog.Flips++
+				}
+				if r.Progress != nil {
+					prog.Scanned = scanned.Load()
+					r.Progress(prog)
+				}
 			}
-			if r.Progress != nil {
-				prog.Scanned = scanned.Load()
-				r.Progress(prog)
-			}
-		}
+		})
 	}()
 
 	var last time.Time
@@ -363,6 +384,9 @@ func (r *Run) Execute(ctx context.Context) (Report, error) {
 	workers.Wait()
 	close(results)
 	<-done
+	if panicked.Load() {
+		return Report{}, ErrPanicked
+	}
 	if walkErr != nil {
 		return Report{}, walkErr
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/storefront/storefront/internal/traffic"
 	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/merch"
+	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/store/memstore"
@@ -340,4 +342,57 @@ func BenchmarkBacktest(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(f.briefs*b.N)/b.Elapsed().Seconds(), "decisions/s")
+}
+
+// panickingAccounts resolves no account: it panics.
+type panickingAccounts struct{}
+
+func (panickingAccounts) Resolve(context.Context, string, products.Principal, *products.AccountRef) (products.Account, error) {
+	panic("xyzzy-internal-panic-detail")
+}
+
+// TestBacktestPanics: a replay or a progress report that panics stops the
+// backtest with ErrPanicked, counted, and leaves nothing waiting; no
+// partial report is given.
+func TestBacktestPanics(t *testing.T) {
+	f := recorded30Days(t)
+	draft, current := f.draft(t)
+	quiet := slog.New(slog.DiscardHandler)
+	for _, test := range []struct {
+		name    string
+		preview *products.Service
+		report  func(backtest.Progress)
+	}{
+		{"in a replay", &products.Service{Snapshots: f.snaps, Accounts: panickingAccounts{}, Now: f.clock.Now}, nil},
+		{"in a progress report", f.preview, func(p backtest.Progress) {
+			if p.Replayed == 50 {
+				panic("xyzzy-internal-panic-detail")
+			}
+		}},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			before := metrics.RecoveredPanics("background")
+			run := &backtest.Run{Publisher: demo.PublisherID, Preview: test.preview, Draft: draft, Current: current, Source: f.store,
+				Options: backtest.Options{Since: start}, Progress: test.report, Log: quiet}
+			done := make(chan error, 1)
+			go func() {
+				rep, err := run.Execute(context.Background())
+				if rep.Replayed != 0 {
+					err = errors.New("a partial report")
+				}
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if !errors.Is(err, backtest.ErrPanicked) {
+					t.Errorf("Execute = %v, want ErrPanicked", err)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("Execute did not return after a panic")
+			}
+			if metrics.RecoveredPanics("background") == before {
+				t.Error("the panic was not counted")
+			}
+		})
+	}
 }

@@ -22,6 +22,7 @@ import (
 	"embed"
 	"encoding/json"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"sort"
 	"strings"
@@ -31,6 +32,7 @@ import (
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/decline"
+	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
 )
@@ -50,8 +52,9 @@ const Policy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src
 	"form-action 'none'; base-uri 'none'; frame-ancestors 'none'; " +
 	"require-trusted-types-for 'script'; trusted-types 'none'"
 
-// Mount serves the console under /console/.
-func Mount(e *echo.Echo) {
+// Mount serves the console under /console/. log is where a recovered
+// panic is logged.
+func Mount(e *echo.Echo, log *slog.Logger) {
 	files, err := fs.Sub(static, "static")
 	if err != nil {
 		panic(err)
@@ -61,7 +64,7 @@ func Mount(e *echo.Echo) {
 		panic(err)
 	}
 	fileServer := http.StripPrefix(strings.TrimSuffix(Prefix, "/"), http.FileServerFS(files))
-	g := e.Group(strings.TrimSuffix(Prefix, "/"), headers)
+	g := e.Group(strings.TrimSuffix(Prefix, "/"), headers, recoverPanics(log))
 	g.GET("", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, Prefix) })
 	g.GET("/vocabulary.json", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, vocab)
@@ -83,6 +86,23 @@ func headers(next echo.HandlerFunc) echo.HandlerFunc {
 		// A new binary's console takes effect on the next load.
 		h.Set("Cache-Control", "no-cache")
 		return next(c)
+	}
+}
+
+// recoverPanics is the console's recover boundary: a panic is logged and
+// counted (internal/recovery) and answered with a plain 500 that names
+// nothing of it.
+func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) (err error) {
+			if recovery.Run(c.Request().Context(), log, "console", c.Request().Method+" "+c.Path(), func() { err = next(c) }) {
+				if c.Response().Committed {
+					return nil
+				}
+				return c.String(http.StatusInternalServerError, "Internal error.")
+			}
+			return err
+		}
 	}
 }
 

@@ -58,6 +58,10 @@ func TestCLIHelpAndBadValues(t *testing.T) {
 		{nil, []string{"serve", "--log-level", "loud"}, `--log-level "loud"`},
 		{[]string{"STOREFRONT_SANDBOX=maybe"}, []string{"serve"}, "STOREFRONT_SANDBOX=maybe"},
 		{[]string{"STOREFRONT_LOG_JSON=perhaps"}, []string{"ledger", "verify"}, "STOREFRONT_LOG_JSON=perhaps"},
+		// Without a database there is nothing to verify: say so, never
+		// "all is well".
+		{[]string{"DATABASE_URL="}, []string{"ledger", "verify"}, "DATABASE_URL"},
+		{[]string{"DATABASE_URL="}, []string{"audit", "verify"}, "DATABASE_URL"},
 		{nil, []string{"serve", "--retention", "tasks=forever"}, "--retention"},
 		{nil, []string{"serve", "--retention", "replays=1h"}, "replay window"},
 	} {

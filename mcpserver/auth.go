@@ -7,8 +7,11 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/internal/origin"
+	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/internal/rpcauth"
 	"github.com/storefront/storefront/outcome"
 )
@@ -18,13 +21,6 @@ import (
 // (AUTH_MISSING or AUTH_INVALID).
 const AuthErrorCode = -32028
 
-// rpcCall is what admission needs of one JSON-RPC request.
-type rpcCall struct {
-	id   json.RawMessage
-	tool string // "" for a method that calls no tool
-	args []byte
-}
-
 // Guard refuses, before the MCP SDK sees it, a request whose credentials
 // fail (agent.Admit): an Authorization header that names no principal, on
 // any request, and a tools/call without credentials for anything but
@@ -33,75 +29,70 @@ type rpcCall struct {
 // credentials), and a JSON-RPC error carrying the AdCP error. Admitted
 // requests reach next with their principal resolved. pol decides the
 // origin the realm names, as for agent cards.
+//
+// Before admission, a POST body that is not JSON-RPC 2.0 is answered in
+// JSON-RPC's own terms (see rpcCalls), where the SDK would answer plain
+// text. And Guard is the MCP surface's recover boundary on the HTTP
+// request's goroutine: a panic there, in admission or in the SDK, is
+// answered as a JSON-RPC internal error (tool handlers run on the SDK's own
+// goroutines, under Recover).
 func Guard(a *agent.Agent, pol origin.Policy, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls := []rpcCall{{}}
-		if r.Method == http.MethodPost {
-			body, err := io.ReadAll(r.Body)
-			if err != nil {
-				// The body limit's error; the SDK would fail the same way.
-				http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
-				return
-			}
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			calls = rpcCalls(body)
+		tw := &trackedWriter{ResponseWriter: w}
+		var id json.RawMessage
+		if recovery.Run(r.Context(), a.Log, "mcp", "MCP "+r.Method, func() { guard(a, pol, next, tw, r, &id) }) && !tw.wrote {
+			rpcauth.Write(w, http.StatusInternalServerError, rpcauth.Error(id, jsonrpc.CodeInternalError, "Internal error", nil))
 		}
-		ctx := r.Context()
-		auth := r.Header.Get("Authorization")
-		for _, c := range calls {
-			var err error
-			if ctx, err = a.Admit(ctx, publisherFrom(ctx), auth, c.tool, c.args); err != nil {
-				challenge(w, pol.Of(r)+r.URL.EscapedPath(), c.id, err)
-				return
-			}
-		}
-		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
-// rpcCalls reads the JSON-RPC request or batch in body. A body that is not
-// JSON-RPC yields one call of no tool, for the SDK to refuse.
-func rpcCalls(body []byte) []rpcCall {
-	type request struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params struct {
-			Name      *string         `json:"name"`
-			Arguments json.RawMessage `json:"arguments"`
-		} `json:"params"`
-	}
-	var reqs []request
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		if json.Unmarshal(trimmed, &reqs) != nil {
-			return []rpcCall{{}}
+// guard is Guard's work. It sets id to the id of the request it read, for
+// an answer to a panic.
+func guard(a *agent.Agent, pol origin.Policy, next http.Handler, w http.ResponseWriter, r *http.Request, id *json.RawMessage) {
+	calls := []rpcCall{{}}
+	if r.Method == http.MethodPost {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			// The body limit's error; the SDK would fail the same way.
+			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
+			return
 		}
-	} else {
-		var one request
-		if json.Unmarshal(trimmed, &one) != nil {
-			return []rpcCall{{}}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var refusal []byte
+		if calls, refusal = rpcCalls(body); refusal != nil {
+			rpcauth.Write(w, http.StatusBadRequest, refusal)
+			return
 		}
-		reqs = []request{one}
+		*id = calls[0].id
 	}
-	out := make([]rpcCall, 0, len(reqs)+1)
-	for _, q := range reqs {
-		c := rpcCall{id: q.ID}
-		if q.Method == "tools/call" {
-			// A call that names no tool is still a tool call: it is not
-			// public discovery.
-			c.tool = "tools/call"
-			if q.Params.Name != nil && *q.Params.Name != "" {
-				c.tool = *q.Params.Name
-			}
-			c.args = q.Params.Arguments
+	ctx := r.Context()
+	auth := r.Header.Get("Authorization")
+	for _, c := range calls {
+		var err error
+		if ctx, err = a.Admit(ctx, publisherFrom(ctx), auth, c.tool, c.args); err != nil {
+			challenge(w, pol.Of(r)+r.URL.EscapedPath(), c.id, err)
+			return
 		}
-		out = append(out, c)
 	}
-	if len(out) == 0 {
-		out = append(out, rpcCall{})
-	}
-	return out
+	next.ServeHTTP(w, r.WithContext(ctx))
 }
+
+// trackedWriter notes whether anything was written, so that a recovered
+// panic is answered only if nothing was. Unwrap keeps
+// http.ResponseController (and so the SDK's flushes) working through it.
+type trackedWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *trackedWriter) WriteHeader(status int) { w.wrote = true; w.ResponseWriter.WriteHeader(status) }
+
+func (w *trackedWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *trackedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // challenge writes the 401 for a refused request.
 func challenge(w http.ResponseWriter, realm string, id json.RawMessage, err error) {

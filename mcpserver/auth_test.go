@@ -136,3 +136,14 @@ func TestAuthAnonymousDiscoveryOff(t *testing.T) {
 		t.Errorf("a buyer's get_products with discovery off: %d %v", p.Status, p.Body)
 	}
 }
+
+// TestAuthReadsNamesAsTheSDKDoes: admission reads the tool's name exactly
+// as the SDK does, so a call the SDK dispatches as list_accounts is not
+// admitted as public discovery by a second, differently cased name.
+func TestAuthReadsNamesAsTheSDKDoes(t *testing.T) {
+	env := testenv.Start(t)
+	url := env.BaseURL + "/mcp"
+	p := kittest.Post(t, url, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_accounts","NAME":"get_products","arguments":{}}}`,
+		"Accept", "application/json, text/event-stream")
+	wantRefused(t, "list_accounts beside NAME get_products", p, url, "AUTH_MISSING")
+}

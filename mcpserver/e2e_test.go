@@ -355,6 +355,9 @@ func TestBadInput(t *testing.T) {
 		{"context not object", `{"buying_mode":"brief","brief":"x","context":"abc"}`, "INVALID_REQUEST", "context"},
 		{"contradictory geo", `{"buying_mode":"brief","brief":"x","filters":{"countries":["US"]},"targeting_overlay":{"geo_countries":["GB"]}}`, "INVALID_REQUEST", "filters.countries"},
 		{"account without operator", `{"buying_mode":"brief","brief":"x","account":{"brand":{"domain":"acme.example"}}}`, "INVALID_REQUEST", "account.operator"},
+		// Each of these once panicked and took the process down.
+		{"empty account id", `{"buying_mode":"brief","brief":"x","account":{"account_id":""}}`, "INVALID_REQUEST", "account.account_id"},
+		{"account id not a string", `{"buying_mode":"brief","brief":"x","account":{"account_id":7}}`, "INVALID_REQUEST", "account.account_id"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			cs := anon

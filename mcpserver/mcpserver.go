@@ -16,9 +16,11 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/storefront/storefront/agent"
+	"github.com/storefront/storefront/internal/recovery"
 )
 
 type publisherKey struct{}
@@ -36,6 +38,7 @@ func publisherFrom(ctx context.Context) string {
 // New builds the MCP server for a.
 func New(a *agent.Agent, version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "storefront", Title: "Storefront AdCP seller agent", Version: version}, nil)
+	s.AddReceivingMiddleware(Recover(a))
 	for _, t := range a.Tools() {
 		tool := &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
 		if len(t.Meta) > 0 {
@@ -55,6 +58,26 @@ func New(a *agent.Agent, version string) *mcp.Server {
 		})
 	}
 	return s
+}
+
+// Recover is the MCP surface's recover boundary on the goroutines the SDK
+// runs each method on, where no HTTP middleware reaches. A panic there is
+// logged and counted (internal/recovery) and answered: for a call of one of
+// the agent's tools, with the agent's InternalReply, as Dispatch answers
+// one (the AdCP error arm, transient, the same as over A2A); for anything
+// else, with a JSON-RPC internal error.
+func Recover(a *agent.Agent) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+			if !recovery.Run(ctx, a.Log, "mcp", "MCP "+method, func() { res, err = next(ctx, method, req) }) {
+				return res, err
+			}
+			if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil && a.Has(call.Params.Name) {
+				return Result(a.InternalReply(call.Params.Arguments)), nil
+			}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error"}
+		}
+	}
 }
 
 // Result builds the MCP tool result for a reply. The map for _meta is fresh

@@ -25,6 +25,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
 )
 
 // Namespace prefixes every storefront metric.
@@ -87,6 +88,16 @@ var recoveredPanics = prometheus.NewCounterVec(prometheus.CounterOpts{
 // a2a, admin, console, http, webhook or background.
 func RecoveredPanic(surface string) {
 	recoveredPanics.WithLabelValues(bounded(surface, surfaces)).Inc()
+}
+
+// RecoveredPanics is how many panics have been recovered on surface so far
+// in this process.
+func RecoveredPanics(surface string) float64 {
+	var m dto.Metric
+	if err := recoveredPanics.WithLabelValues(bounded(surface, surfaces)).Write(&m); err != nil {
+		return 0
+	}
+	return m.GetCounter().GetValue()
 }
 
 // latencyBuckets cover a cached answer (well under a millisecond) to a

@@ -67,11 +67,15 @@ type AccountRef struct {
 
 // Key is a stable string for the account, for the ledger and for scoping.
 func (a *AccountRef) Key() string {
-	if a == nil {
+	switch {
+	case a == nil:
 		return ""
-	}
-	if a.AccountID != "" {
+	case a.AccountID != "":
 		return "id:" + a.AccountID
+	case a.Brand == nil:
+		// Neither an id nor a natural key: what a refused request decodes
+		// to (an empty or non-string account_id), which names no account.
+		return ""
 	}
 	k := "nk:" + a.Operator + "/" + a.Brand.Domain
 	if a.Brand.BrandID != "" {

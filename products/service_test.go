@@ -471,6 +471,13 @@ func TestServiceFailures(t *testing.T) {
 		{"account without credentials", anonymous, `{"adcp_version":"3.2-beta.5","brief":"x","account":{"brand":{"domain":"acme.example"},"operator":"agency.example"}}`, "AUTH_MISSING", "account"},
 		{"account of another operator", agency, `{"adcp_version":"3.2-beta.5","brief":"x","account":{"brand":{"domain":"acme.example"},"operator":"other.example"}}`, "ACCOUNT_NOT_FOUND", "account"},
 		{"unknown account id", agency, `{"adcp_version":"3.2-beta.5","brief":"x","account":{"account_id":"acct_nope"}}`, "ACCOUNT_NOT_FOUND", "account"},
+		// A refused account was once keyed for the ledger as if it were a
+		// natural key, dereferencing the brand it does not have.
+		{"empty account id", anonymous, `{"adcp_version":"3.2-beta.5","brief":"x","account":{"account_id":""}}`, "INVALID_REQUEST", "account.account_id"},
+		{"empty account id with credentials", agency, `{"adcp_version":"3.2-beta.5","brief":"x","account":{"account_id":""}}`, "INVALID_REQUEST", "account.account_id"},
+		{"account id not a string", agency, `{"adcp_version":"3.2-beta.5","brief":"x","account":{"account_id":42}}`, "INVALID_REQUEST", "account.account_id"},
+		{"account id null", anonymous, `{"adcp_version":"3.2-beta.5","brief":"x","account":{"account_id":null}}`, "INVALID_REQUEST", "account.account_id"},
+		{"account brand not an object", agency, `{"adcp_version":"3.2-beta.5","brief":"x","account":{"brand":"acme.example","operator":"agency.example"}}`, "INVALID_REQUEST", "account.brand"},
 		{"forged cursor", anonymous, `{"adcp_version":"3.2-beta.5","buying_mode":"wholesale","pagination":{"max_results":5,"cursor":"AAAAAAAAAAAAAAAA"}}`, "INVALID_REQUEST", "pagination.cursor"},
 		{"finalize an unknown proposal", anonymous, `{"adcp_version":"3.2-beta.5","buying_mode":"refine","refine":[{"scope":"proposal","proposal_id":"prop_1","action":"finalize"}]}`, "PROPOSAL_NOT_FOUND", "refine[0].proposal_id"},
 	} {

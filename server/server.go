@@ -24,8 +24,10 @@ import (
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/console"
 	"github.com/storefront/storefront/internal/origin"
+	"github.com/storefront/storefront/internal/recovery"
+	"github.com/storefront/storefront/internal/requestid"
 	"github.com/storefront/storefront/mcpserver"
-	"github.com/storefront/storefront/metrics"
+	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/signing"
 	"github.com/storefront/storefront/store"
 )
@@ -76,14 +78,9 @@ func New(cfg Config) *Server {
 	e.HidePort = true
 	s := &Server{cfg: cfg, Echo: e}
 	s.origin = origin.Policy{PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, Listen: s.BaseURL}
-	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
-		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
-			metrics.RecoveredPanic("http")
-			cfg.Log.Error("recovered a panic", "path", c.Request().URL.Path, "err", err, "stack", string(stack))
-			return err
-		},
-	}))
+	e.Use(requestID)
 	e.Use(s.accessLog)
+	e.Use(s.recoverPanics)
 
 	e.GET("/healthz", s.health)
 	if cfg.Metrics != nil {
@@ -109,7 +106,7 @@ func New(cfg Config) *Server {
 	if cfg.Admin != nil {
 		cfg.Admin.Mount(e)
 		// The console is static pages that use the admin API.
-		console.Mount(e)
+		console.Mount(e, cfg.Log)
 	}
 	return s
 }
@@ -183,6 +180,31 @@ func (s *Server) health(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "store": s.cfg.StoreKind, "version": s.cfg.Version})
 }
 
+// requestID names the request (internal/requestid): its context carries
+// the id, for every log line about it, and the response echoes it in
+// X-Request-Id, so that a caller's report finds those lines.
+func requestID(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		id := requestid.Of(r.Header.Get(requestid.Header))
+		c.Response().Header().Set(requestid.Header, id)
+		c.SetRequest(r.WithContext(requestid.With(r.Context(), id)))
+		return next(c)
+	}
+}
+
+// recoverPanics is the recover boundary of every route, under the
+// surfaces' own (MCP, A2A, admin, console): a panic is logged and counted
+// (internal/recovery) on the http surface and answered as a plain 500.
+func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		if recovery.Run(c.Request().Context(), s.cfg.Log, "http", c.Request().Method+" "+c.Path(), func() { err = next(c) }) {
+			return echo.NewHTTPError(http.StatusInternalServerError, sanitize.Internal.String())
+		}
+		return err
+	}
+}
+
 // accessLog logs each request at debug level and server errors at warn.
 func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
@@ -198,6 +220,7 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		s.cfg.Log.Log(c.Request().Context(), level, "http",
 			"method", c.Request().Method, "path", c.Request().URL.Path, "status", status,
+			"request_id", c.Response().Header().Get(requestid.Header),
 			"duration_ms", float64(time.Since(start).Microseconds())/1000)
 		return nil
 	}

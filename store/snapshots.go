@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 
+	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
 )
@@ -16,6 +18,9 @@ import (
 // catalogue version and one rulebook version.
 type Snapshots struct {
 	Store Store
+	// Log is where Watch logs a recovered panic (slog's default when
+	// nil).
+	Log *slog.Logger
 
 	mu    sync.Mutex
 	cache map[string]*products.Snapshot
@@ -139,7 +144,7 @@ func (c *Snapshots) Build(ctx context.Context, publisher string) (*products.Snap
 // happen before the next request rather than during it.
 func (c *Snapshots) Watch(ctx context.Context) {
 	for id := range c.Store.Changes(ctx) {
-		go func(id string) {
+		recovery.Go(ctx, c.Log, "background", "rebuilding the snapshot of "+id, func() {
 			ctx := context.WithoutCancel(ctx)
 			// Publisher settings (anonymous discovery, the name) carry no
 			// version for Snapshot to compare: a notice may be their change.
@@ -151,7 +156,7 @@ func (c *Snapshots) Watch(ctx context.Context) {
 			if _, err := c.Snapshot(ctx, id); err != nil {
 				c.Invalidate(id)
 			}
-		}(id)
+		})
 	}
 }
 

@@ -2,10 +2,14 @@ package store_test
 
 import (
 	"context"
+	"log/slog"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/storefront/storefront/demo"
+	"github.com/storefront/storefront/metrics"
+	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/store/memstore"
 )
@@ -48,4 +52,59 @@ func TestWatchPublisherSettings(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// panickyPublisher is a store whose Publisher panics while armed.
+type panickyPublisher struct {
+	store.Store
+	armed atomic.Bool
+}
+
+func (p *panickyPublisher) Publisher(ctx context.Context, id string) (products.Publisher, error) {
+	if p.armed.Load() {
+		panic("xyzzy-internal-panic-detail")
+	}
+	return p.Store.Publisher(ctx, id)
+}
+
+// TestWatchSurvivesAPanic: a rebuild after a change notice that panics is
+// recovered and counted, and Watch goes on serving the next notice.
+func TestWatchSurvivesAPanic(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	mem := memstore.New()
+	if err := demo.Seed(ctx, mem); err != nil {
+		t.Fatal(err)
+	}
+	s := &panickyPublisher{Store: mem}
+	snaps := store.NewSnapshots(s)
+	snaps.Log = slog.New(slog.DiscardHandler)
+	go snaps.Watch(ctx)
+	snap, err := snaps.Snapshot(ctx, demo.PublisherID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each edit is made again until it is seen: Watch may not be
+	// listening yet when the first is made.
+	edit := func(name string, seen func() bool) {
+		t.Helper()
+		p := snap.Publisher
+		p.Name = name
+		for deadline := time.Now().Add(10 * time.Second); !seen(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("renaming the publisher %q was never seen", name)
+			}
+			if err := mem.PutPublisher(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	before := metrics.RecoveredPanics("background")
+	s.armed.Store(true)
+	edit("Renamed while the store panics", func() bool { return metrics.RecoveredPanics("background") > before })
+	s.armed.Store(false)
+	edit("Renamed again", func() bool {
+		c, err := snaps.Snapshot(ctx, demo.PublisherID)
+		return err == nil && c.Publisher.Name == "Renamed again"
+	})
 }

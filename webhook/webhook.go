@@ -29,6 +29,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/store"
 )
 
@@ -130,13 +131,15 @@ func (s *Sender) Deliver(ctx context.Context, publisher string, t store.Task) {
 	if t.Webhook == nil {
 		return
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		if err := s.deliver(context.WithoutCancel(ctx), publisher, t); err != nil {
-			s.Log.Warn("webhook not delivered", "publisher", publisher, "task", t.ID, "err", err)
-		}
-	}()
+	// Under a recover boundary: a panic ends this delivery, logged and
+	// counted before Wait sees it done, and nothing else.
+	s.wg.Go(func() {
+		recovery.Run(ctx, s.Log, "webhook", "delivering the webhook of task "+t.ID, func() {
+			if err := s.deliver(context.WithoutCancel(ctx), publisher, t); err != nil {
+				s.Log.Warn("webhook not delivered", "publisher", publisher, "task", t.ID, "err", err)
+			}
+		})
+	})
 }
 
 // Wait waits for deliveries in flight, up to ctx.

@@ -22,6 +22,7 @@ import (
 
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/internal/spectest"
+	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/signing"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/store/memstore"
@@ -433,5 +434,33 @@ func TestSignedDelivery(t *testing.T) {
 	deliver(t, s, w, hmacTask)
 	if d := r2.deliveries(); len(d) != 1 || d[0].header.Get("X-ADCP-Signature") == "" || d[0].header.Get("Signature") != "" || d[0].header.Get("Signature-Input") != "" {
 		t.Errorf("an HMAC registration got headers %v, want the HMAC signature alone", d[0].header)
+	}
+}
+
+// panickingSigner is a dependency of the delivery that panics.
+type panickingSigner struct{}
+
+func (panickingSigner) Sign(context.Context, string, *http.Request, []byte) error {
+	panic("xyzzy-internal-panic-detail")
+}
+
+// TestDeliveryPanic: a delivery that panics ends alone, counted; Wait
+// still returns, and the next delivery goes out.
+func TestDeliveryPanic(t *testing.T) {
+	s := newStore(t)
+	r := newReceiver(t)
+	w := sender(s, webhook.Policy{AllowLoopback: true})
+	w.Signer = panickingSigner{}
+	before := metrics.RecoveredPanics("webhook")
+	hook := &store.Webhook{URL: r.URL + "/hook", OperationID: "op-1"}
+	if d := deliver(t, s, w, finished(t, s, hook, "completed", []byte(completedResult))); d.DeliveredAt != nil {
+		t.Errorf("a delivery that panicked is recorded delivered: %+v", d)
+	}
+	if got := metrics.RecoveredPanics("webhook") - before; got != 1 {
+		t.Errorf("recovered panics on webhook moved by %v, want 1", got)
+	}
+	w.Signer = nil
+	if d := deliver(t, s, w, finished(t, s, hook, "completed", []byte(completedResult))); d.DeliveredAt == nil {
+		t.Errorf("the next delivery = %+v, want it delivered", d)
 	}
 }

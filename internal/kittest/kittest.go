@@ -154,17 +154,7 @@ func WantStatus(t testing.TB, m map[string]any, want string) {
 // API.
 func Decisions(t testing.TB, env *testenv.Env) []map[string]any {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, env.BaseURL+"/admin/v1/publishers/northwind/decisions?limit=1000", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+env.AdminToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	resp, b := AdminGet(t, env, "/decisions?limit=1000")
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET decisions: %d %s", resp.StatusCode, b)
 	}
@@ -175,6 +165,24 @@ func Decisions(t testing.TB, env *testenv.Env) []map[string]any {
 		t.Fatalf("decisions: %v\n%s", err, b)
 	}
 	return out.Decisions
+}
+
+// AdminGet reads path under the demo publisher's admin API with the demo
+// admin token, and returns the response (its body read) and the body.
+func AdminGet(t testing.TB, env *testenv.Env, path string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, env.BaseURL+"/admin/v1/publishers/northwind"+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+env.AdminToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, b
 }
 
 // JSONString is s as a JSON string literal.
@@ -225,6 +233,38 @@ func ProbeA2A(t testing.TB, url, token, skill, input string) Probe {
 	t.Helper()
 	body := `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"data":{"skill":` + JSONString(skill) + `,"input":` + input + `}}]}}}`
 	return Post(t, url, body, append(bearerHeader(token), "A2A-Extensions", "https://adcontextprotocol.org/extensions/adcp/v3")...)
+}
+
+// A2ATask sends one invocation as ProbeA2A does and returns the exchange,
+// the task's state and the AdCP object of its artifact (its data part).
+func A2ATask(t testing.TB, url, token, skill, input string) (Probe, string, []byte) {
+	t.Helper()
+	p := ProbeA2A(t, url, token, skill, input)
+	raw, _ := json.Marshal(p.Body)
+	var rpc struct {
+		Result struct {
+			Task struct {
+				Status struct {
+					State string `json:"state"`
+				} `json:"status"`
+				Artifacts []struct {
+					Parts []struct {
+						Data json.RawMessage `json:"data"`
+					} `json:"parts"`
+				} `json:"artifacts"`
+			} `json:"task"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(raw, &rpc); err != nil || len(rpc.Result.Task.Artifacts) == 0 {
+		t.Fatalf("A2A %s = %s", skill, raw)
+	}
+	for _, part := range rpc.Result.Task.Artifacts[0].Parts {
+		if part.Data != nil {
+			return p, rpc.Result.Task.Status.State, part.Data
+		}
+	}
+	t.Fatalf("A2A %s: no data part in %s", skill, raw)
+	return p, "", nil
 }
 
 func bearerHeader(token string) []string {

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/storefront/storefront/internal/recovery"
 )
 
 // Reconnection backoff of a Changes listener.
@@ -47,7 +49,19 @@ func (s *Store) Changes(ctx context.Context) <-chan string {
 		defer close(ch)
 		defer stop()
 		defer cancel()
-		s.forward(ctx, conn, ch)
+		// A panic while forwarding is logged and counted, and forwarding
+		// starts again after a pause, on a new connection and with a
+		// resync, as after a lost connection.
+		backoff := minBackoff
+		for recovery.Run(ctx, s.log, "background", "forwarding store changes", func() { s.forward(ctx, conn, ch) }) {
+			conn = nil
+			select {
+			case <-time.After(backoff):
+			case <-ctx.Done():
+				return
+			}
+			backoff = min(backoff*2, maxBackoff)
+		}
 	}()
 	return ch
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/store"
 )
@@ -116,13 +117,13 @@ func (s *Store) flush(publisher string) {
 		if len(live) == 0 {
 			continue
 		}
-		entries, err := s.appendBatch(publisher, live)
+		entries, err := s.appendRecovered(publisher, live)
 		if err != nil && len(live) > 1 && isDataError(err) {
 			// One record the database refuses must not fail the others
 			// that happened to share its batch: append them one by one,
 			// so only the bad one fails.
 			for _, req := range live {
-				e, err := s.appendBatch(publisher, []*appendReq{req})
+				e, err := s.appendRecovered(publisher, []*appendReq{req})
 				if err != nil {
 					req.done <- appendResult{err: err}
 				} else {
@@ -139,6 +140,22 @@ func (s *Store) flush(publisher string) {
 			}
 		}
 	}
+}
+
+// errBatchPanicked fails the appends of a batch that panicked.
+var errBatchPanicked = errors.New("appending the ledger batch failed inside the storefront")
+
+// appendRecovered is appendBatch under a recover boundary: a batch that
+// panics (its transaction rolled back) fails its callers, who answer with
+// their transient error, and the flusher goes on to the next; no caller
+// is left waiting.
+func (s *Store) appendRecovered(publisher string, batch []*appendReq) (entries []ledger.Entry, err error) {
+	if recovery.Run(context.Background(), s.log, "background", "appending a ledger batch for "+publisher, func() {
+		entries, err = s.appendBatch(publisher, batch)
+	}) {
+		return nil, errBatchPanicked
+	}
+	return entries, err
 }
 
 // isDataError reports a failure caused by what a batch holds (a value

@@ -494,14 +494,7 @@ func TestResyncRetriedAfterReconnect(t *testing.T) {
 		return s.Publishers(ctx)
 	})
 	changes := s.Changes(ctx)
-	var pid int32
-	if err := s.Pool().QueryRow(ctx, `SELECT pid FROM pg_stat_activity
-		WHERE datname = current_database() AND application_name = 'storefront-changes'`).Scan(&pid); err != nil {
-		t.Fatalf("finding the listening connection: %v", err)
-	}
-	if _, err := s.Pool().Exec(ctx, `SELECT pg_terminate_backend($1)`, pid); err != nil {
-		t.Fatal(err)
-	}
+	dropListener(t, s)
 	receive(t, changes, alpha.ID, 20*time.Second)
 	receive(t, changes, beta.ID, 20*time.Second)
 	if n := s.ResyncFailures(); n != 3 {

@@ -1,0 +1,141 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/storefront/storefront/internal/rpcauth"
+)
+
+// rpcCall is what admission needs of one JSON-RPC message.
+type rpcCall struct {
+	id   json.RawMessage
+	tool string // "" for a method that calls no tool
+	args []byte
+}
+
+// rpcCalls reads the JSON-RPC message or batch in a POST body. A body that
+// is not JSON-RPC 2.0 gets, instead of calls, the answer JSON-RPC gives it
+// (the SDK would answer plain text): a parse error (-32700, id null) for a
+// body that is not JSON, an invalid request (-32600) for JSON that is not
+// a message. (Invalid UTF-8 inside a string is JSON here: the tool refuses
+// it naming the field.) A batch with an invalid member is answered whole and nothing
+// in it runs: an invalid request for each invalid member, and one for each
+// call beside them that says why it did not run.
+func rpcCalls(body []byte) (calls []rpcCall, refusal []byte) {
+	body = bytes.TrimSpace(body)
+	if !json.Valid(body) {
+		return nil, rpcauth.Error(nil, jsonrpc.CodeParseError, "Parse error: the body is not valid JSON", nil)
+	}
+	if body[0] != '[' {
+		c, why := message(body)
+		if why != "" {
+			return nil, rpcauth.Error(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+why, nil)
+		}
+		return []rpcCall{c}, nil
+	}
+	var raws []json.RawMessage
+	_ = json.Unmarshal(body, &raws) // valid JSON that opens an array is one
+	if len(raws) == 0 {
+		return nil, rpcauth.Error(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: the batch is empty", nil)
+	}
+	whys := make([]string, len(raws))
+	bad := false
+	for i, raw := range raws {
+		var c rpcCall
+		c, whys[i] = message(raw)
+		calls = append(calls, c)
+		bad = bad || whys[i] != ""
+	}
+	if !bad {
+		return calls, nil
+	}
+	var answers []json.RawMessage
+	for i, c := range calls {
+		switch {
+		case whys[i] != "":
+			answers = append(answers, rpcauth.Error(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+whys[i], nil))
+		case c.id != nil:
+			answers = append(answers, rpcauth.Error(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: another member of this batch is invalid, so none of it ran", nil))
+		}
+	}
+	b, _ := json.Marshal(answers)
+	return nil, b
+}
+
+// message reads one JSON-RPC 2.0 message: a request or notification, or
+// a response (a client answering the server). It returns why the message
+// is invalid, or "". The call's id is set only when it is a valid id, so
+// that an answer can name it.
+func message(raw json.RawMessage) (c rpcCall, why string) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		return c, "a message must be a JSON object"
+	}
+	if id, has := m["id"]; has {
+		if !validID(id) {
+			return c, "id must be a string, a number or null"
+		}
+		c.id = id
+	}
+	var version string
+	if json.Unmarshal(m["jsonrpc"], &version) != nil || version != "2.0" {
+		return c, `jsonrpc must be "2.0"`
+	}
+	rawMethod, isRequest := m["method"]
+	if !isRequest {
+		_, result := m["result"]
+		_, failure := m["error"]
+		if c.id == nil || result == failure {
+			return c, "a message needs a method, or an id and one of result or error"
+		}
+		return c, ""
+	}
+	var method string
+	if json.Unmarshal(rawMethod, &method) != nil {
+		return c, "method must be a string"
+	}
+	params := bytes.TrimSpace(m["params"])
+	if len(params) > 0 && params[0] != '{' && params[0] != '[' && string(params) != "null" {
+		return c, "params must be an object or an array"
+	}
+	if method == "tools/call" {
+		// A call that names no tool is still a tool call: it is not
+		// public discovery.
+		c.tool = "tools/call"
+		// Member names are matched exactly, as the SDK matches them: a
+		// struct would take "NAME" for "name" and admit a call by a name
+		// the SDK never dispatches.
+		var p map[string]json.RawMessage
+		if json.Unmarshal(params, &p) == nil {
+			var name string
+			if json.Unmarshal(p["name"], &name) == nil && name != "" {
+				c.tool = name
+			}
+			c.args = p["arguments"]
+		}
+	}
+	return c, ""
+}
+
+// validID reports whether raw is a JSON-RPC id: a string, a number or
+// null.
+func validID(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return false
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		return json.Unmarshal(raw, &s) == nil
+	case 'n':
+		return string(raw) == "null"
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		var n json.Number
+		return json.Unmarshal(raw, &n) == nil
+	}
+	return false
+}
