@@ -6,6 +6,7 @@ import (
 
 	"github.com/storefront/storefront/adcp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -46,7 +47,7 @@ type Snapshot struct {
 // confidential parts, the catalogue's internal references and the known
 // vendors; the screen over it; and the catalogue's pre-screened wire form.
 func NewSnapshot(pub Publisher, catalogue []Product, catalogueVersion int64, rb *merch.Rulebook, rulebookVersion int64) *Snapshot {
-	deny := sanitize.NewDenyList(DenyTerms(rb, catalogue), PublicLexicon())
+	deny := sanitize.Compile(DenyTerms(rb, catalogue), sanitize.Public{Lexicon: PublicLexicon(), Text: PublicText(pub, catalogue, rb)})
 	screen := sanitize.New(deny)
 	return &Snapshot{
 		Publisher:        pub,
@@ -68,6 +69,88 @@ func DenyTerms(rb *merch.Rulebook, catalogue []Product) []sanitize.Term {
 		}
 	}
 	return append(terms, sanitize.VendorTerms()...)
+}
+
+// PublicText is what a publisher already shows every buyer, whose words
+// no confidential field can make secret: its name, domain and seller name,
+// the structured public facts of its products (a reporting timezone such
+// as America/New_York, properties, channels, markets, the figures of its
+// prices), and the figures its rules disclose. Free text and identifiers
+// (names, descriptions, format params, signal names, product and pricing
+// ids) are left out: they are where a careless insider pastes a secret,
+// and a word pasted there must not make itself public.
+func PublicText(pub Publisher, catalogue []Product, rb *merch.Rulebook) []string {
+	out := []string{pub.Name, pub.Domain}
+	if rb != nil {
+		out = append(out, rb.Voice.SellerName)
+		out = append(out, rb.DisclosedFigures()...)
+	}
+	for _, p := range catalogue {
+		var prices []float64
+		for _, po := range p.PricingOptions {
+			b, _ := json.Marshal(po)
+			var v any
+			if json.Unmarshal(b, &v) == nil {
+				prices = appendNumbers(prices, v)
+			}
+		}
+		facts := struct {
+			Properties []PublisherProperty
+			Channels   []string
+			Delivery   string
+			Reporting  ReportingCapabilities
+			Video      []string
+			Audio      []string
+			Excl       string
+			Countries  []string
+			Prices     []float64
+		}{p.PublisherProperties, p.Channels, p.DeliveryType, p.ReportingCapabilities, p.VideoPlacementTypes, p.AudioDistributionTypes, p.Exclusivity, p.Countries, prices}
+		b, err := json.Marshal(facts)
+		if err != nil {
+			continue
+		}
+		var v any
+		if json.Unmarshal(b, &v) == nil {
+			out = appendStrings(out, v)
+		}
+	}
+	return out
+}
+
+// appendNumbers appends every number in a decoded JSON value.
+func appendNumbers(out []float64, v any) []float64 {
+	switch x := v.(type) {
+	case float64:
+		out = append(out, x)
+	case []any:
+		for _, e := range x {
+			out = appendNumbers(out, e)
+		}
+	case map[string]any:
+		for _, e := range x {
+			out = appendNumbers(out, e)
+		}
+	}
+	return out
+}
+
+// appendStrings appends every string and number in a decoded JSON value.
+func appendStrings(out []string, v any) []string {
+	switch x := v.(type) {
+	case string:
+		out = append(out, x)
+	case float64:
+		out = append(out, strconv.FormatFloat(x, 'f', -1, 64))
+	case []any:
+		for _, e := range x {
+			out = appendStrings(out, e)
+		}
+	case map[string]any:
+		for _, e := range x {
+			out = appendStrings(out, e)
+		}
+	}
+	return out
 }
 
 // PublicLexicon is the storefront's own buyer-facing wording. A
