@@ -104,8 +104,9 @@ type alignedTerm struct {
 	digits uint64
 	// bounds has bit k set where the term's own words meet.
 	bounds uint64
-	// short terms may not be assembled from several longer words of a
-	// text ("do oh" is not DOOH); spelled letter by letter they may.
+	// short terms may not be assembled from common words of a text ("do
+	// oh" is not DOOH); spelled letter by letter, or split otherwise,
+	// they may.
 	short bool
 }
 
@@ -485,7 +486,8 @@ func (v view) digitsAt(start, end int, mask uint64) bool {
 // assembled reports whether the text's words between boundaries b[i] and
 // b[j] spell a short term acceptably: each place where two of them meet is
 // a place where the term's own words meet, or touches a single character
-// (the term spelled out letter by letter).
+// (the term spelled out letter by letter), or joins something that is not
+// two common words ("XJ-EC" spells XJEC, "do oh" does not spell DOOH).
 func (v view) assembled(b []int32, i, j int, bounds uint64) bool {
 	for k := i + 1; k < j; k++ {
 		off := b[k] - b[i]
@@ -495,7 +497,9 @@ func (v view) assembled(b []int32, i, j int, bounds uint64) bool {
 		if b[k]-b[k-1] == 1 || b[k+1]-b[k] == 1 {
 			continue
 		}
-		return false
+		if isCommonSkeleton(string(v.sk[b[k-1]:b[k]])) && isCommonSkeleton(string(v.sk[b[k]:b[k+1]])) {
+			return false
+		}
 	}
 	return true
 }

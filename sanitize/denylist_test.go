@@ -74,7 +74,7 @@ func TestSkeleton(t *testing.T) {
 		{"capital I and small l and one", "Il1i", "llll"},
 		{"mathematical letters", "𝐇𝐚𝐫𝐭", "hart"},
 		{"circled digits", "①②", "12"},
-		{"long s", "ſ", "s"},
+		{"long s reads as the f it looks like", "ſ", "f"},
 		{"sharp s", "Straße", "strasse"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
