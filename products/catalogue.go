@@ -72,19 +72,15 @@ func DenyTerms(rb *merch.Rulebook, catalogue []Product) []sanitize.Term {
 }
 
 // PublicText is what a publisher already shows every buyer, whose words
-// no confidential field can make secret: its name, domain and seller name,
-// the structured public facts of its products (a reporting timezone such
+// no confidential field can make secret: its name and domain, the
+// structured public facts of its products (a reporting timezone such
 // as America/New_York, properties, channels, markets, the figures of its
 // prices), and the figures its rules disclose. Free text and identifiers
 // (names, descriptions, format params, signal names, product and pricing
-// ids) are left out: they are where a careless insider pastes a secret,
+// ids) and the voice (seller name, templates) are left out: they are where a careless insider pastes a secret,
 // and a word pasted there must not make itself public.
 func PublicText(pub Publisher, catalogue []Product, rb *merch.Rulebook) []string {
-	out := []string{pub.Name, pub.Domain}
-	if rb != nil {
-		out = append(out, rb.Voice.SellerName)
-		out = append(out, rb.DisclosedFigures()...)
-	}
+	out := append([]string{pub.Name, pub.Domain}, rb.DisclosedFigures()...)
 	for _, p := range catalogue {
 		var prices []float64
 		for _, po := range p.PricingOptions {
