@@ -82,13 +82,9 @@ func DenyTerms(rb *merch.Rulebook, catalogue []Product) []sanitize.Term {
 func PublicText(pub Publisher, catalogue []Product, rb *merch.Rulebook) []string {
 	out := append([]string{pub.Name, pub.Domain}, rb.DisclosedFigures()...)
 	for _, p := range catalogue {
-		var prices []float64
+		var prices []string
 		for _, po := range p.PricingOptions {
-			b, _ := json.Marshal(po)
-			var v any
-			if json.Unmarshal(b, &v) == nil {
-				prices = appendNumbers(prices, v)
-			}
+			walkJSON(po, nil, func(n string) { prices = append(prices, n) })
 		}
 		facts := struct {
 			Properties []PublisherProperty
@@ -99,54 +95,47 @@ func PublicText(pub Publisher, catalogue []Product, rb *merch.Rulebook) []string
 			Audio      []string
 			Excl       string
 			Countries  []string
-			Prices     []float64
-		}{p.PublisherProperties, p.Channels, p.DeliveryType, p.ReportingCapabilities, p.VideoPlacementTypes, p.AudioDistributionTypes, p.Exclusivity, p.Countries, prices}
-		b, err := json.Marshal(facts)
-		if err != nil {
-			continue
-		}
-		var v any
-		if json.Unmarshal(b, &v) == nil {
-			out = appendStrings(out, v)
-		}
+		}{p.PublisherProperties, p.Channels, p.DeliveryType, p.ReportingCapabilities, p.VideoPlacementTypes, p.AudioDistributionTypes, p.Exclusivity, p.Countries}
+		add := func(s string) { out = append(out, s) }
+		walkJSON(facts, add, add)
+		out = append(out, prices...)
 	}
 	return out
 }
 
-// appendNumbers appends every number in a decoded JSON value.
-func appendNumbers(out []float64, v any) []float64 {
-	switch x := v.(type) {
-	case float64:
-		out = append(out, x)
-	case []any:
-		for _, e := range x {
-			out = appendNumbers(out, e)
-		}
-	case map[string]any:
-		for _, e := range x {
-			out = appendNumbers(out, e)
+// walkJSON calls str for every string and num for every number of v as
+// JSON; a nil func skips its kind.
+func walkJSON(v any, str, num func(string)) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	var tree any
+	if json.Unmarshal(b, &tree) != nil {
+		return
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			if str != nil {
+				str(x)
+			}
+		case float64:
+			if num != nil {
+				num(strconv.FormatFloat(x, 'f', -1, 64))
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
 		}
 	}
-	return out
-}
-
-// appendStrings appends every string and number in a decoded JSON value.
-func appendStrings(out []string, v any) []string {
-	switch x := v.(type) {
-	case string:
-		out = append(out, x)
-	case float64:
-		out = append(out, strconv.FormatFloat(x, 'f', -1, 64))
-	case []any:
-		for _, e := range x {
-			out = appendStrings(out, e)
-		}
-	case map[string]any:
-		for _, e := range x {
-			out = appendStrings(out, e)
-		}
-	}
-	return out
+	walk(tree)
 }
 
 // PublicLexicon is the storefront's own buyer-facing wording. A

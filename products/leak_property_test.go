@@ -112,9 +112,11 @@ func read(s string, letters bool) string {
 			return
 		}
 		to, ok := lookalikes.reads[r]
-		if !ok {
-			// case-insensitive: a capital with no reading of its own
-			// reads as its small letter does (M as m, which reads rn)
+		if !ok && r < 0x80 {
+			// ASCII is read case-insensitively: a capital with no
+			// reading of its own reads as its small letter does (M as
+			// m, which reads r n). Elsewhere case changes the look: an
+			// Armenian small ra looks like n, its capital does not.
 			to, ok = lookalikes.reads[unicode.ToLower(r)]
 		}
 		switch {
@@ -343,7 +345,7 @@ func ptr[T any](v T) *T { return &v }
 // the fragments that identify them alone.
 type ruleSecrets struct {
 	id, name, notes, term string
-	whole, fragments     []string
+	whole, fragments      []string
 }
 
 func drawRule(t *rapid.T, i int) ruleSecrets {

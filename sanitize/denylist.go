@@ -164,9 +164,7 @@ func Compile(terms []Term, pub Public) *DenyList {
 			d.checkedTerm = append(d.checkedTerm, alignedTerm{term: idx, digits: v.digitMask()})
 			checkedPats = append(checkedPats, sk)
 		default:
-			a := alignedTerm{term: idx, digits: v.digitMask(), bounds: v.boundMask(), short: len(sk) < minSubstring}
-			d.aligned[sk] = append(d.aligned[sk], a)
-			d.alignedLen |= 1 << len(sk)
+			d.keepAligned(sk, alignedTerm{term: idx, digits: v.digitMask(), bounds: v.boundMask(), short: len(sk) < minSubstring})
 		}
 	}
 	for _, t := range terms {
@@ -190,40 +188,50 @@ func Compile(terms []Term, pub Public) *DenyList {
 			add(Term{Value: tok, Kind: t.Kind, Whole: true}, string(v.sk), v)
 		}
 	}
-	d.free = build(freePats)
-	d.checked = build(checkedPats)
+	var err error
+	if d.free, err = build(freePats); err != nil {
+		// The builder fails only on empty patterns, which Compile never
+		// adds; were it to fail, the terms are kept as words rather
+		// than matched nowhere.
+		for i, p := range freePats {
+			d.keepAligned(p, alignedTerm{term: d.freeTerm[i]})
+		}
+		d.free, d.freeTerm = nil, nil
+	}
+	if d.checked, err = build(checkedPats); err != nil {
+		for i, p := range checkedPats {
+			d.keepAligned(p, d.checkedTerm[i])
+		}
+		d.checked, d.checkedTerm = nil, nil
+	}
 	return d
 }
 
-func build(pats []string) *ahocorasick.Automaton {
+func (d *DenyList) keepAligned(sk string, a alignedTerm) {
+	if len(sk) > maxAligned {
+		sk = sk[:maxAligned]
+	}
+	d.aligned[sk] = append(d.aligned[sk], a)
+	d.alignedLen |= 1 << len(sk)
+}
+
+func build(pats []string) (*ahocorasick.Automaton, error) {
 	if len(pats) == 0 {
-		return nil
+		return nil, nil
 	}
-	ac, err := ahocorasick.NewBuilder().SetMatchKind(ahocorasick.LeftmostLongest).AddStrings(pats).Build()
-	if err != nil {
-		// The builder fails only on empty patterns, which Compile never
-		// adds; a deny-list that cannot be built must not match nothing.
-		panic("sanitize: building the deny-list automaton: " + err.Error())
-	}
-	return ac
+	return ahocorasick.NewBuilder().SetMatchKind(ahocorasick.LeftmostLongest).AddStrings(pats).Build()
 }
 
 // digitMask marks the skeleton bytes of v that come from digits.
-func (v view) digitMask() uint64 {
-	var m uint64
-	for i := 0; i < len(v.sk) && i < 64; i++ {
-		if v.at[i]&atDigit != 0 {
-			m |= 1 << i
-		}
-	}
-	return m
-}
+func (v view) digitMask() uint64 { return v.mask(atDigit, 0) }
 
 // boundMask marks the positions inside v's skeleton where its words meet.
-func (v view) boundMask() uint64 {
+func (v view) boundMask() uint64 { return v.mask(atBoundary, 1) }
+
+func (v view) mask(flag uint8, from int) uint64 {
 	var m uint64
-	for i := 1; i < len(v.sk) && i < 64; i++ {
-		if v.at[i]&atBoundary != 0 {
+	for i := from; i < len(v.sk) && i < 64; i++ {
+		if v.at[i]&flag != 0 {
 			m |= 1 << i
 		}
 	}
