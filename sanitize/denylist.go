@@ -91,6 +91,11 @@ type DenyList struct {
 	// separators split it inside ("H.a.r.t.w.e.l.l", "Okon kwo").
 	aligned    map[string][]alignedTerm
 	alignedLen uint64 // bit n: some aligned term has n skeleton bytes
+	// filter has a bit set for the hash of each aligned skeleton, so that
+	// most spans of a text are ruled out without a map lookup; the hash
+	// is extended byte by byte as a span grows.
+	filter     []uint64
+	filterBits uint
 	ignored    []Term // terms dropped because they are public words
 }
 
@@ -188,6 +193,7 @@ func Compile(terms []Term, pub Public) *DenyList {
 			add(Term{Value: tok, Kind: t.Kind, Whole: true}, string(v.sk), v)
 		}
 	}
+	d.buildFilter()
 	var err error
 	if d.free, err = build(freePats); err != nil {
 		// The builder fails only on empty patterns, which Compile never
@@ -203,8 +209,41 @@ func Compile(terms []Term, pub Public) *DenyList {
 			d.keepAligned(p, d.checkedTerm[i])
 		}
 		d.checked, d.checkedTerm = nil, nil
+		d.buildFilter()
 	}
 	return d
+}
+
+// spanHash hashing: FNV-1a, 64 bits.
+const (
+	hashStart = 14695981039346656037
+	hashPrime = 1099511628211
+)
+
+func (d *DenyList) buildFilter() {
+	bits := uint(6)
+	for 1<<bits < 16*len(d.aligned) {
+		bits++
+	}
+	d.filterBits = bits
+	d.filter = make([]uint64, 1<<(bits-6))
+	for sk := range d.aligned {
+		h := uint64(hashStart)
+		for i := 0; i < len(sk); i++ {
+			h = (h ^ uint64(sk[i])) * hashPrime
+		}
+		d.setFilter(h)
+	}
+}
+
+func (d *DenyList) setFilter(h uint64) {
+	i := h >> (64 - d.filterBits)
+	d.filter[i>>6] |= 1 << (i & 63)
+}
+
+func (d *DenyList) inFilter(h uint64) bool {
+	i := h >> (64 - d.filterBits)
+	return d.filter[i>>6]&(1<<(i&63)) != 0
 }
 
 func (d *DenyList) keepAligned(sk string, a alignedTerm) {
@@ -431,12 +470,16 @@ func (d *DenyList) matchView(v view, all bool) (bool, []Hit) {
 	if len(d.aligned) > 0 {
 		b := v.boundaries()
 		for i := 0; i < len(b); i++ {
+			h, at := uint64(hashStart), b[i]
 			for j := i + 1; j < len(b); j++ {
 				n := b[j] - b[i]
 				if n > maxAligned {
 					break
 				}
-				if d.alignedLen&(1<<n) == 0 {
+				for ; at < b[j]; at++ {
+					h = (h ^ uint64(v.sk[at])) * hashPrime
+				}
+				if d.alignedLen&(1<<n) == 0 || !d.inFilter(h) {
 					continue
 				}
 				cands, ok := d.aligned[string(v.sk[b[i]:b[j]])]

@@ -147,14 +147,14 @@ func (s *Screen) line(f filled, max int) (Text, bool) {
 		withheld.lines.Add(1)
 		return Text{}, false
 	}
-	f = f.truncate(max)
-	// Truncation cannot create a term, but re-check: the check is cheap and
-	// the screen promises what leaves, not what was likely.
-	if s.names(f) {
+	cut := f.truncate(max)
+	// Truncation cannot create a term, but re-check what it cut: the
+	// screen promises what leaves, not what was likely.
+	if cut.text != f.text && s.names(cut) {
 		withheld.lines.Add(1)
 		return Text{}, false
 	}
-	return Text{f.text}, true
+	return Text{cut.text}, true
 }
 
 // Prose screens free text sentence by sentence. A sentence that names a
@@ -194,7 +194,7 @@ func (s *Screen) prose(f filled, max int) (Text, bool) {
 	}
 	if !s.names(f) {
 		t := f.truncate(max)
-		return Text{t.text}, !s.names(t)
+		return Text{t.text}, t.text == f.text || !s.names(t)
 	}
 	var kept []filled
 	for _, sentence := range f.sentences() {
