@@ -1,6 +1,8 @@
 package sanitize
 
 import (
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -330,5 +332,34 @@ func TestNoteTerms(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSkeletonReadsEveryLookalike checks the whole table against Unicode's
+// raw prototypes (testdata/lookalikes.txt): every character the
+// confusables data reads as ASCII letters or digits has the skeleton of
+// those letters or digits.
+func TestSkeletonReadsEveryLookalike(t *testing.T) {
+	data, err := os.ReadFile("testdata/lookalikes.txt")
+	if err != nil {
+		t.Fatalf("the prototypes come with the table (go generate ./sanitize): %v", err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		h, to, _ := strings.Cut(line, " ")
+		cp, err := strconv.ParseUint(h, 16, 32)
+		if err != nil {
+			t.Fatalf("bad line %q", line)
+		}
+		n++
+		if got, want := Skeleton(string(rune(cp))), Skeleton(to); got != want {
+			t.Errorf("Skeleton(%U %q) = %q, want %q: Unicode reads it as %q", rune(cp), string(rune(cp)), got, want, to)
+		}
+	}
+	if n < 1000 {
+		t.Errorf("%d prototypes read", n)
 	}
 }

@@ -66,10 +66,13 @@ func main() {
 	}
 	// A decorated Latin letter reads as its base letter (the confusables
 	// table leaves most small capitals out).
-	// Its name says so even where the table likens it to something else
-	// (it reads a small capital M as a turned w).
+	// Its name says so where the table reads it as no Latin letter (it
+	// likens a small capital M to a turned w); where the table reads it
+	// as one, the table wins (a v with a hook looks like u).
 	for c, base := range latin {
-		icuMap[c] = []rune{base}
+		if m, ok := icuMap[c]; !ok || !asciiAlnum(string(m)) {
+			icuMap[c] = []rune{base}
+		}
 	}
 	if versions["unicode"] != norm.Version[:strings.LastIndexByte(norm.Version, '.')] {
 		log.Fatalf("ICU has Unicode %s but golang.org/x/text has %s: the two tables would disagree", versions["unicode"], norm.Version)
