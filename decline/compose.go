@@ -90,7 +90,8 @@ func Compose(in Input, screen *sanitize.Screen) Composed {
 		if len(out.Suggestions) == sanitize.MaxSuggestions {
 			break
 		}
-		t, ok := screen.Line(ch.Text(), sanitize.MaxSuggestion)
+		text, figs := ch.textWithFigures()
+		t, ok := screen.LineWith(text, figs, sanitize.MaxSuggestion)
 		if !ok || containsText(out.Suggestions, t) {
 			continue
 		}
@@ -99,9 +100,49 @@ func Compose(in Input, screen *sanitize.Screen) Composed {
 	}
 
 	entry, _ := Lookup(primary.Slug)
-	reason := reasonText(visible, in.Voice, len(out.Suggestions) > 0, screen)
-	out.Reason = screen.Prose(reason, sanitize.MaxReason, sanitize.Declined, entry.Reason)
+	reason, figs := reasonText(visible, in.Voice, len(out.Suggestions) > 0, screen)
+	out.Reason = screen.ProseWith(reason, figs, sanitize.MaxReason, sanitize.Declined, entry.Reason)
 	return out
+}
+
+// withFigures replaces each occurrence of a figure in text with a
+// sanitize.Slot and returns the figures in the order they occur, so that
+// the screen judges the text around the figures and not the figures
+// themselves: a disclosed threshold is shown even when a confidential id
+// contains its digits ("FLR-5120-USD-CTV" and "5,120 USD"). Figures are
+// the composer's own formatting of typed values; a value sanitize does
+// not accept as a figure stays text. A slot character already in text
+// makes the screen refuse it.
+func withFigures(text string, values []string) (string, []sanitize.Figure) {
+	var figs []sanitize.Figure
+	var vals []string
+	for _, v := range values {
+		if f, ok := sanitize.NewFigure(v); ok {
+			figs = append(figs, f)
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) == 0 {
+		return text, nil
+	}
+	var b strings.Builder
+	var out []sanitize.Figure
+	for {
+		at, which := -1, -1
+		for i, v := range vals {
+			if j := strings.Index(text, v); j >= 0 && (at < 0 || j < at || (j == at && len(v) > len(vals[which]))) {
+				at, which = j, i
+			}
+		}
+		if at < 0 {
+			b.WriteString(text)
+			return b.String(), out
+		}
+		b.WriteString(text[:at])
+		b.WriteString(sanitize.Slot)
+		out = append(out, figs[which])
+		text = text[at+len(vals[which]):]
+	}
 }
 
 func containsText(list []sanitize.Text, t sanitize.Text) bool {
@@ -132,9 +173,11 @@ func composeForced(in Input, visible []Grounds, screen *sanitize.Screen) Compose
 // otherwise, each with the sentence its level allows), and the tone's closer
 // when the decline can be fixed. Each part is screened on its own, so that
 // a screened-out template falls back to its slug's canned line rather than
-// leaving a reason with no why in it; the caller screens the whole again.
-func reasonText(visible []Grounds, v Voice, fixable bool, screen *sanitize.Screen) string {
+// leaving a reason with no why in it; the caller screens the whole again,
+// with the figures marked as they were in each part.
+func reasonText(visible []Grounds, v Voice, fixable bool, screen *sanitize.Screen) (string, []sanitize.Figure) {
 	var parts []string
+	var figs []string
 	keep := func(s string) {
 		if t, ok := screen.Line(s, sanitize.MaxReason); ok {
 			parts = append(parts, t.String())
@@ -150,12 +193,27 @@ func reasonText(visible []Grounds, v Voice, fixable bool, screen *sanitize.Scree
 		}
 		seen[g.Slug] = true
 		e, _ := Lookup(g.Slug)
-		parts = append(parts, screen.Prose(line(g, v), sanitize.MaxReason, sanitize.Declined, e.Reason).String())
+		d := disclose(g, v)
+		// The template, else the canned line with the level's sentence
+		// (a screened-out template must not take the figure with it),
+		// else the canned line alone.
+		t := sanitize.Text{}
+		for _, candidate := range []string{line(g, v), cannedLine(g, d)} {
+			text, f := withFigures(candidate, d.figures())
+			if t = screen.ProseWith(text, f, sanitize.MaxReason, sanitize.Text{}); !t.IsZero() {
+				break
+			}
+		}
+		if t.IsZero() {
+			t = screen.Prose(e.Reason, sanitize.MaxReason, sanitize.Declined)
+		}
+		parts = append(parts, t.String())
+		figs = append(figs, d.figures()...)
 	}
 	if c := closer(v, fixable); c != "" {
 		keep(c)
 	}
-	return strings.Join(parts, " ")
+	return withFigures(strings.Join(parts, " "), figs)
 }
 
 // line renders one grounds from its disclosure: the template if the
@@ -168,6 +226,11 @@ func line(g Grounds, v Voice) string {
 			return s
 		}
 	}
+	return cannedLine(g, d)
+}
+
+// cannedLine is the slug's canned line plus the sentence d allows.
+func cannedLine(g Grounds, d disclosure) string {
 	e, _ := Lookup(g.Slug)
 	if s := d.sentence(g.Slug); s != "" {
 		return e.Reason + " " + s

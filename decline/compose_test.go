@@ -418,14 +418,15 @@ func TestComposeScreensOutput(t *testing.T) {
 		t.Errorf("reason %q names the rule", r)
 	}
 	// The template's sentence is dropped and the slug's canned line takes
-	// its place, so the reason still says why; the opener and closer stay.
-	if want := "Thank you for considering Northwind. The requested budget is below the minimum for this inventory. We would be glad to look at a revised brief."; r != want {
+	// its place with the sentence the level allows, so the reason still
+	// says why and keeps its figure; the opener and closer stay.
+	if want := "Thank you for considering Northwind. The requested budget is below the minimum for this inventory. Budgets of 5,000 USD or more fit this inventory. We would be glad to look at a revised brief."; r != want {
 		t.Errorf("reason = %q, want %q", r, want)
 	}
 
 	c = Compose(Input{Grounds: []Grounds{leadGrounds(Range)}, Voice: Voice{Templates: voice.Templates}, Cap: Exact}, screen)
-	if want := "The requested start date does not allow enough lead time."; c.Reason.String() != want {
-		t.Errorf("reason = %q, want the canned line %q", c.Reason, want)
+	if want := "The requested start date does not allow enough lead time. Flights need a few days of lead time."; c.Reason.String() != want {
+		t.Errorf("reason = %q, want the canned line with its sentence %q", c.Reason, want)
 	}
 }
 
@@ -556,7 +557,7 @@ func TestCandidatesPerKind(t *testing.T) {
 			if e.clause == "" {
 				t.Errorf("%s candidate has no words", test.kind)
 			}
-			e.clause = ""
+			e.clause, e.figures = "", ""
 			edits = append(edits, e)
 		}
 		if !slices.Equal(edits, test.want) {

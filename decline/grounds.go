@@ -58,6 +58,9 @@ type Edit struct {
 	FormatKind string         // change_format
 	// clause is the edit in words, written from its rule's disclosure.
 	clause string
+	// figures are the disclosure's formatted figures the clause may use,
+	// each ended by a NUL (a string keeps Edit comparable).
+	figures string
 }
 
 // Change is a suggestion as structure: the edits that, applied together to

@@ -13,6 +13,10 @@ type disclosure interface {
 	values() map[string]string
 	// sentence is what the canned line gains at this level, if anything.
 	sentence(s Slug) string
+	// figures are the amounts and dates the level reveals, as formatted:
+	// the screen lets them through even where a confidential id contains
+	// them (see withFigures).
+	figures() []string
 }
 
 // noneDisclosure reveals nothing.
@@ -87,6 +91,26 @@ func disclose(g Grounds, v Voice) disclosure {
 func (noneDisclosure) level() Level              { return None }
 func (noneDisclosure) values() map[string]string { return map[string]string{} }
 func (noneDisclosure) sentence(Slug) string      { return "" }
+func (noneDisclosure) figures() []string         { return nil }
+func (categoryDisclosure) figures() []string     { return nil }
+
+func (r rangeDisclosure) figures() []string {
+	return nonEmpty(r.bucketMinimum, r.startMonth, r.openMonth)
+}
+
+func (e exactDisclosure) figures() []string {
+	return nonEmpty(e.minimum, e.earliestStart, e.leadDays, e.openFlight)
+}
+
+func nonEmpty(values ...string) []string {
+	var out []string
+	for _, v := range values {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
 
 func (categoryDisclosure) level() Level { return Category }
 

@@ -1,6 +1,10 @@
 package decline
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/storefront/storefront/sanitize"
+)
 
 // candidates lists the changes that could clear one fired rule, best first,
 // limited to the kinds the rule allows. Values are concrete: a change is
@@ -11,6 +15,9 @@ func candidates(g Grounds, v Voice) []Change {
 	var out []Change
 	add := func(e Edit) {
 		e.clause = clause(e, d)
+		for _, f := range d.figures() {
+			e.figures += f + "\x00"
+		}
 		out = append(out, Change{Edits: []Edit{e}, level: g.Level})
 	}
 	for _, k := range g.Allowed {
@@ -135,6 +142,16 @@ func (c Change) Text() string {
 		clauses = append(clauses, cl)
 	}
 	return capitalise(list(clauses)) + " would fit this brief."
+}
+
+// textWithFigures is Text with each of its figures replaced by a
+// sanitize.Slot, and the figures in order.
+func (c Change) textWithFigures() (string, []sanitize.Figure) {
+	var figs []string
+	for _, e := range c.Edits {
+		figs = append(figs, strings.Split(strings.TrimSuffix(e.figures, "\x00"), "\x00")...)
+	}
+	return withFigures(c.Text(), figs)
 }
 
 // Level is the disclosure level the change is rendered at.

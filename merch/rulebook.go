@@ -2,7 +2,9 @@ package merch
 
 import (
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/storefront/storefront/adcp"
@@ -486,7 +488,44 @@ func ruleTerms(id, name, notes string, confidential []string) []sanitize.Term {
 		terms = append(terms, sanitize.Term{Value: t, Kind: sanitize.KindCustom})
 	}
 	terms = append(terms, sanitize.NoteTerms(notes, sanitize.KindNoteTerm)...)
+	// Every distinctive word of the notes is a term too, capitalised or
+	// not: informal notes name people in lower case.
+	if notes != "" {
+		terms = append(terms, sanitize.Term{Value: notes, Kind: sanitize.KindNoteTerm, Field: true})
+	}
 	return append(terms, sanitize.NoteTerms(name, sanitize.KindRuleName)...)
+}
+
+// DisclosedFigures lists the figures the rules may tell a buyer as they
+// are: the budget minimums and lead times of rules that disclose at exact
+// level, as plain numbers. A number of a confidential id that is one of
+// them is not a term on its own: it is a figure the rule discloses.
+func (rb *Rulebook) DisclosedFigures() []string {
+	if rb == nil {
+		return nil
+	}
+	var out []string
+	num := func(v float64) {
+		if v > 0 {
+			out = append(out, strconv.FormatFloat(math.Ceil(v*100-1e-9)/100, 'f', -1, 64))
+		}
+	}
+	for _, r := range rb.Rules {
+		if r.Decline.Disclosure < decline.Exact {
+			continue
+		}
+		if b := r.When.BudgetBelow; b != nil {
+			num(b.Minimum)
+			for _, v := range b.PerChannel {
+				num(v)
+			}
+		}
+		if r.When.LeadTimeDays != nil {
+			num(float64(*r.When.LeadTimeDays))
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // confidentialScreen is a screen over the rulebook's own confidential

@@ -6,6 +6,7 @@ import (
 
 	"github.com/storefront/storefront/adcp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -46,7 +47,7 @@ type Snapshot struct {
 // confidential parts, the catalogue's internal references and the known
 // vendors; the screen over it; and the catalogue's pre-screened wire form.
 func NewSnapshot(pub Publisher, catalogue []Product, catalogueVersion int64, rb *merch.Rulebook, rulebookVersion int64) *Snapshot {
-	deny := sanitize.NewDenyList(DenyTerms(rb, catalogue), PublicLexicon())
+	deny := sanitize.Compile(DenyTerms(rb, catalogue), sanitize.Public{Lexicon: PublicLexicon(), Text: PublicText(pub, catalogue, rb)})
 	screen := sanitize.New(deny)
 	return &Snapshot{
 		Publisher:        pub,
@@ -68,6 +69,73 @@ func DenyTerms(rb *merch.Rulebook, catalogue []Product) []sanitize.Term {
 		}
 	}
 	return append(terms, sanitize.VendorTerms()...)
+}
+
+// PublicText is what a publisher already shows every buyer, whose words
+// no confidential field can make secret: its name and domain, the
+// structured public facts of its products (a reporting timezone such
+// as America/New_York, properties, channels, markets, the figures of its
+// prices), and the figures its rules disclose. Free text and identifiers
+// (names, descriptions, format params, signal names, product and pricing
+// ids) and the voice (seller name, templates) are left out: they are where a careless insider pastes a secret,
+// and a word pasted there must not make itself public.
+func PublicText(pub Publisher, catalogue []Product, rb *merch.Rulebook) []string {
+	out := append([]string{pub.Name, pub.Domain}, rb.DisclosedFigures()...)
+	for _, p := range catalogue {
+		var prices []string
+		for _, po := range p.PricingOptions {
+			walkJSON(po, nil, func(n string) { prices = append(prices, n) })
+		}
+		facts := struct {
+			Properties []PublisherProperty
+			Channels   []string
+			Delivery   string
+			Reporting  ReportingCapabilities
+			Video      []string
+			Audio      []string
+			Excl       string
+			Countries  []string
+		}{p.PublisherProperties, p.Channels, p.DeliveryType, p.ReportingCapabilities, p.VideoPlacementTypes, p.AudioDistributionTypes, p.Exclusivity, p.Countries}
+		add := func(s string) { out = append(out, s) }
+		walkJSON(facts, add, add)
+		out = append(out, prices...)
+	}
+	return out
+}
+
+// walkJSON calls str for every string and num for every number of v as
+// JSON; a nil func skips its kind.
+func walkJSON(v any, str, num func(string)) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	var tree any
+	if json.Unmarshal(b, &tree) != nil {
+		return
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			if str != nil {
+				str(x)
+			}
+		case float64:
+			if num != nil {
+				num(strconv.FormatFloat(x, 'f', -1, 64))
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(tree)
 }
 
 // PublicLexicon is the storefront's own buyer-facing wording. A

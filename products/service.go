@@ -772,7 +772,9 @@ func (s *Service) internal(ctx context.Context, c Call, env outcome.Envelope, re
 // ErrorOf builds an error whose message and field pass the screen.
 func ErrorOf(screen *sanitize.Screen, code adcp.Code, field, msg string, details map[string]any) outcome.Error {
 	e := outcome.Error{Code: code, Details: details}
-	e.Message = screen.Prose(msg, sanitize.MaxMessage, sanitize.Internal)
+	// A buyer's bad value quoted in the message is described instead when
+	// it names a term (a vendor, say): the message keeps its meaning.
+	e.Message = screen.Message(msg, sanitize.MaxMessage, sanitize.Internal)
 	if field != "" {
 		e.Field, _ = screen.Line(field, 500)
 	}

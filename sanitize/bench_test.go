@@ -3,6 +3,7 @@ package sanitize
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -60,15 +61,27 @@ func BenchmarkScreenResponse(b *testing.B) {
 	}
 }
 
-// BenchmarkBuildDenyList measures rebuilding the deny-list after an edit.
+// BenchmarkBuildDenyList measures rebuilding the deny-list after an edit,
+// and reports the heap the built deny-list keeps (heap-MiB).
 func BenchmarkBuildDenyList(b *testing.B) {
 	for _, n := range []int{10, 10_000, 100_000} {
 		b.Run(fmt.Sprintf("terms=%d", n), func(b *testing.B) {
 			terms := benchTerms(n)
 			b.ReportAllocs()
+			var d *DenyList
 			for b.Loop() {
-				NewDenyList(terms, nil)
+				d = NewDenyList(terms, nil)
 			}
+			b.StopTimer()
+			var before, after runtime.MemStats
+			d = nil
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			d = NewDenyList(terms, nil)
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			b.ReportMetric(float64(after.HeapInuse-min(after.HeapInuse, before.HeapInuse))/(1<<20), "heap-MiB")
+			runtime.KeepAlive(d)
 		})
 	}
 }

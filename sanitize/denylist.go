@@ -1,11 +1,10 @@
 package sanitize
 
 import (
+	"math/bits"
 	"sort"
 	"strings"
 	"unicode"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/coregx/ahocorasick"
 )
@@ -27,155 +26,339 @@ const (
 type Term struct {
 	Value string
 	Kind  Kind
-	// Whole matches the term only as a whole word. Ids and names match
+	// Whole matches the term only as whole words. Ids and names match
 	// anywhere, however they are split or disguised; a single ordinary
 	// word picked from notes matches only on its own, so "North" does not
 	// hide "Northwind".
 	Whole bool
+	// Field marks a whole free-text field, such as a rule's notes: the
+	// field itself is no term, but each of its distinctive words is.
+	Field bool
+}
+
+// Public is what the buyer may see anyway, which no term can take away.
+type Public struct {
+	// Lexicon is the storefront's own buyer-facing wording. A term that
+	// is one of its phrases is ignored: blocking it would silence the
+	// canned lines themselves.
+	Lexicon []string
+	// Text is what the publisher already shows buyers (its name, domain
+	// and seller name, the public facts of its products) and the figures
+	// its rules disclose. Their words and numbers are not distinctive: a
+	// word of a confidential field that is also one of them is not a term
+	// on its own (the field's whole phrases still are).
+	Text []string
 }
 
 // minSubstring is the shortest skeleton matched anywhere in a text. Shorter
 // terms would match inside ordinary words, so they are matched only as whole
 // words, except identifiers (a mix of letters and digits), which ordinary
-// words do not contain: those match anywhere from minIDSubstring on.
+// words do not contain: those match anywhere from minIDSubstring on, where
+// the text has digits where the identifier has.
 const (
 	minSubstring   = 5
 	minIDSubstring = 3
 )
 
-// Fragment windows: an identifier at least windowMinID characters long is
-// also found by any window of windowLen characters of it that holds at
-// least windowDigits digits, so that a fragment ("CTV-1182" of
-// "FW-DEAL-CTV-1182") gives it away too. Windows without digits are common
-// words and are not used.
+// Distinctive tokens: a word of a confidential field is a term on its own
+// when it has at least minTokenLetters letters (minAcronym for a word in
+// capitals), or at least minTokenDigits characters when it has digits, and
+// is neither common English nor public.
 const (
-	windowMinID  = 10
-	windowLen    = 6
-	windowDigits = 2
-	maxWindows   = 12
+	minTokenLetters = 4
+	minAcronym      = 3
+	minTokenDigits  = 4
 )
+
+// maxAligned bounds the skeleton length of a term matched on word
+// boundaries; longer terms go to the automaton.
+const maxAligned = 63
 
 // DenyList is an immutable, compiled set of terms. Build a new one when the
 // rulebook or catalogue changes and swap it in whole.
 type DenyList struct {
-	terms    []Term // as given, in pattern order for the automaton
-	ac       *ahocorasick.Automaton
-	patterns []int          // automaton pattern id -> index into terms
-	words    map[string]int // skeleton -> index into terms, for short terms
-	// phrases holds word-path terms written as several words ("SP-12",
-	// "North Star") as " w1 w2 ": matched against the text's word
-	// sequence, since no single word of the text has their skeleton.
-	phrases map[string]int
-	ignored []Term // terms dropped because they are public words
+	terms []Term // active terms, tokens included
+	// free matches its patterns anywhere in a text's skeleton.
+	free     *ahocorasick.Automaton
+	freeTerm []int32
+	// checked matches anywhere too, but where the term has a digit the
+	// text must have one: short ids ("SP-12"), which read as letters
+	// once the digits stand for letters.
+	checked     *ahocorasick.Automaton
+	checkedTerm []alignedTerm
+	// aligned holds the terms matched on word boundaries: a match must
+	// begin and end where a word of the text begins or ends, whatever
+	// separators split it inside ("H.a.r.t.w.e.l.l", "Okon kwo").
+	aligned    map[string][]alignedTerm
+	alignedLen uint64 // bit n: some aligned term has n skeleton bytes
+	// filter has a bit set for the hash of each aligned skeleton, so that
+	// most spans of a text are ruled out without a map lookup; the hash
+	// is extended byte by byte as a span grows.
+	filter     []uint64
+	filterBits uint
+	ignored    []Term // terms dropped because they are public words
 }
 
-// NewDenyList compiles terms. Terms whose skeleton is empty, or that occur in
-// the public lexicon (the storefront's own canned lines), are ignored: they
-// carry no confidential signal and blocking them would silence every decline.
-// Ignored reports them so a publisher can be told.
-func NewDenyList(terms []Term, public []string) *DenyList {
-	d := &DenyList{words: map[string]int{}, phrases: map[string]int{}}
-	lexicon := make([]string, 0, len(public))
-	var squashedLexicon strings.Builder
-	for _, p := range public {
+// alignedTerm is a term matched on word boundaries or with a digit mask.
+type alignedTerm struct {
+	term int32
+	// digits has bit k set when byte k of the term's skeleton is a digit:
+	// the text must have a digit there too, so a ticket number is found
+	// only as a number, not as the word its digits spell ("7001" reads
+	// "tool").
+	digits uint64
+	// bounds has bit k set where the term's own words meet.
+	bounds uint64
+	// short terms may not be assembled from common words of a text ("do
+	// oh" is not DOOH); spelled letter by letter, or split otherwise,
+	// they may.
+	short bool
+}
+
+// NewDenyList compiles terms against the storefront's own wording; it is
+// Compile with no publisher text.
+func NewDenyList(terms []Term, lexicon []string) *DenyList {
+	return Compile(terms, Public{Lexicon: lexicon})
+}
+
+// Compile compiles terms. A term whose skeleton is empty, or that is a
+// phrase of the public lexicon, is ignored: it carries no confidential
+// signal and blocking it would silence every decline; Ignored reports
+// them so a publisher can be told. Every term other than a vendor name
+// also contributes its distinctive words (see Public), as terms of the
+// same kind matched on word boundaries.
+func Compile(terms []Term, pub Public) *DenyList {
+	d := &DenyList{aligned: map[string][]alignedTerm{}}
+	lexicon := make([]string, 0, len(pub.Lexicon))
+	public := map[string]bool{}
+	for _, p := range pub.Lexicon {
 		lexicon = append(lexicon, " "+joinWords(p)+" ")
-		squashedLexicon.WriteString(Skeleton(p))
-		squashedLexicon.WriteByte(' ')
+		addPublicWords(public, p)
 	}
-	publicSkeleton := squashedLexicon.String()
-	seen := map[string]bool{}
-	var pats []string
-	for _, t := range terms {
-		sk := Skeleton(t.Value)
-		if sk == "" || seen[sk] {
-			continue
-		}
-		if inLexicon(t.Value, lexicon) {
-			d.ignored = append(d.ignored, t)
-			continue
-		}
-		seen[sk] = true
-		idx := len(d.terms)
-		d.terms = append(d.terms, t)
+	for _, p := range pub.Text {
+		addPublicWords(public, p)
+	}
+	type key struct {
+		sk   string
+		mode uint8
+	}
+	seen := map[key]bool{}
+	var freePats, checkedPats []string
+	add := func(t Term, sk string, v view) {
+		mode := uint8(0)
 		id := identifier(t.Value)
-		if !t.Whole && id && runeLen(sk) >= windowMinID {
-			for _, w := range windows(t.Value) {
-				if !strings.Contains(publicSkeleton, w) {
-					d.patterns = append(d.patterns, idx)
-					pats = append(pats, w)
-				}
-			}
+		switch {
+		case !t.Whole && len(sk) >= minSubstring:
+			mode = 1
+		case !t.Whole && id && len(sk) >= minIDSubstring:
+			mode = 2
+		case len(sk) > maxAligned:
+			mode = 1
 		}
-		if t.Whole || (runeLen(sk) < minSubstring && !(id && runeLen(sk) >= minIDSubstring)) {
-			d.words[sk] = idx
-			if ws := words(Fold(t.Value)); len(ws) > 1 {
-				d.phrases[" "+strings.Join(ws, " ")+" "] = idx
+		if seen[key{sk, mode}] {
+			return
+		}
+		seen[key{sk, mode}] = true
+		idx := int32(len(d.terms))
+		d.terms = append(d.terms, t)
+		switch mode {
+		case 1:
+			d.freeTerm = append(d.freeTerm, idx)
+			freePats = append(freePats, sk)
+		case 2:
+			d.checkedTerm = append(d.checkedTerm, alignedTerm{term: idx, digits: v.digitMask()})
+			checkedPats = append(checkedPats, sk)
+		default:
+			d.keepAligned(sk, alignedTerm{term: idx, digits: v.digitMask(), bounds: v.boundMask(), short: len(sk) < minSubstring})
+		}
+	}
+	for _, t := range terms {
+		if !t.Field {
+			v := makeView(t.Value, nil)
+			sk := string(v.sk)
+			if sk == "" {
+				continue
 			}
+			if inLexicon(t.Value, lexicon) {
+				d.ignored = append(d.ignored, t)
+				continue
+			}
+			add(t, sk, v)
+		}
+		if t.Kind == KindVendor {
 			continue
 		}
-		d.patterns = append(d.patterns, idx)
-		pats = append(pats, sk)
-	}
-	if len(pats) > 0 {
-		ac, err := ahocorasick.NewBuilder().
-			SetMatchKind(ahocorasick.LeftmostLongest).
-			AddStrings(pats).
-			Build()
-		if err != nil {
-			// The builder only fails on empty patterns, which were skipped
-			// above; keep every term on the word path rather than none.
-			for i, idx := range d.patterns {
-				d.words[pats[i]] = idx
-			}
-			d.patterns = nil
-		} else {
-			d.ac = ac
+		for _, tok := range distinctive(t.Value, public) {
+			v := makeView(tok, nil)
+			add(Term{Value: tok, Kind: t.Kind, Whole: true}, string(v.sk), v)
 		}
+	}
+	d.buildFilter()
+	var err error
+	if d.free, err = build(freePats); err != nil {
+		// The builder fails only on empty patterns, which Compile never
+		// adds; were it to fail, the terms are kept as words rather
+		// than matched nowhere.
+		for i, p := range freePats {
+			d.keepAligned(p, alignedTerm{term: d.freeTerm[i]})
+		}
+		d.free, d.freeTerm = nil, nil
+	}
+	if d.checked, err = build(checkedPats); err != nil {
+		for i, p := range checkedPats {
+			d.keepAligned(p, d.checkedTerm[i])
+		}
+		d.checked, d.checkedTerm = nil, nil
+		d.buildFilter()
 	}
 	return d
 }
 
-func asciiText(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x80 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f {
-			return false
-		}
+// spanHash hashing: FNV-1a, 64 bits.
+const (
+	hashStart = 14695981039346656037
+	hashPrime = 1099511628211
+)
+
+func (d *DenyList) buildFilter() {
+	bits := uint(6)
+	for 1<<bits < 16*len(d.aligned) {
+		bits++
 	}
-	return true
+	d.filterBits = bits
+	d.filter = make([]uint64, 1<<(bits-6))
+	for sk := range d.aligned {
+		h := uint64(hashStart)
+		for i := 0; i < len(sk); i++ {
+			h = (h ^ uint64(sk[i])) * hashPrime
+		}
+		d.setFilter(h)
+	}
 }
 
-// asciiViews computes the skeleton and the word skeletons of lower-case
-// ASCII text in one pass, exactly as skeletonOfFolded and words would.
-func asciiViews(lower string) (string, []string) {
-	sk := make([]byte, 0, len(lower))
-	var ws []string
-	start := -1
-	for i := 0; i <= len(lower); i++ {
-		alnum := false
-		var c byte
-		if i < len(lower) {
-			c = lower[i]
-			alnum = c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
-		}
-		if alnum {
-			switch c {
-			case '0':
-				c = 'o'
-			case '1':
-				c = 'l'
-			}
-			sk = append(sk, c)
-			if start < 0 {
-				start = len(sk) - 1
-			}
-			continue
-		}
-		if start >= 0 {
-			ws = append(ws, string(sk[start:]))
-			start = -1
+func (d *DenyList) setFilter(h uint64) {
+	i := h >> (64 - d.filterBits)
+	d.filter[i>>6] |= 1 << (i & 63)
+}
+
+func (d *DenyList) inFilter(h uint64) bool {
+	i := h >> (64 - d.filterBits)
+	return d.filter[i>>6]&(1<<(i&63)) != 0
+}
+
+func (d *DenyList) keepAligned(sk string, a alignedTerm) {
+	if len(sk) > maxAligned {
+		sk = sk[:maxAligned]
+	}
+	d.aligned[sk] = append(d.aligned[sk], a)
+	d.alignedLen |= 1 << len(sk)
+}
+
+func build(pats []string) (*ahocorasick.Automaton, error) {
+	if len(pats) == 0 {
+		return nil, nil
+	}
+	return ahocorasick.NewBuilder().SetMatchKind(ahocorasick.LeftmostLongest).AddStrings(pats).Build()
+}
+
+// digitMask marks the skeleton bytes of v that come from digits.
+func (v view) digitMask() uint64 { return v.mask(atDigit, 0) }
+
+// boundMask marks the positions inside v's skeleton where its words meet.
+func (v view) boundMask() uint64 { return v.mask(atBoundary, 1) }
+
+func (v view) mask(flag uint8, from int) uint64 {
+	var m uint64
+	for i := from; i < len(v.sk) && i < 64; i++ {
+		if v.at[i]&flag != 0 {
+			m |= 1 << i
 		}
 	}
-	return string(sk), ws
+	return m
+}
+
+// pieces splits s at everything that is not a letter, digit or mark.
+func pieces(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.In(r, unicode.Mn, unicode.Me)
+	})
+}
+
+// addPublicWords records the skeletons of p's words, and of its numbers
+// with their grouping marks removed ("5,120" is 5120).
+func addPublicWords(public map[string]bool, p string) {
+	for _, w := range pieces(p) {
+		public[Skeleton(w)] = true
+	}
+	for _, w := range makeView(p, nil).words() {
+		public[w] = true
+	}
+	var digits strings.Builder
+	flush := func() {
+		if digits.Len() > 0 {
+			public[Skeleton(digits.String())] = true
+			digits.Reset()
+		}
+	}
+	for i, r := range p {
+		switch {
+		case r >= '0' && r <= '9':
+			digits.WriteRune(r)
+		case (r == ',' || r == '.') && digits.Len() > 0 && i+1 < len(p) && p[i+1] >= '0' && p[i+1] <= '9':
+		default:
+			flush()
+		}
+	}
+	flush()
+}
+
+// distinctive returns the words of a confidential field that identify
+// something on their own: not common English (by skeleton, so a disguised
+// common word is common too), not one of the storefront's advertising
+// words, not public, and long enough. Numbers count from four digits, as
+// do words that mix letters and digits (the hex part of an id); a year is
+// not distinctive.
+func distinctive(field string, public map[string]bool) []string {
+	var out []string
+	for _, p := range pieces(field) {
+		letters, digits := 0, 0
+		for _, r := range p {
+			if unicode.IsDigit(r) {
+				digits++
+			} else if unicode.IsLetter(r) {
+				letters++
+			}
+		}
+		sk := Skeleton(p)
+		if sk == "" || public[sk] {
+			continue
+		}
+		switch {
+		case digits == 0:
+			acronym := strings.ToUpper(p) == p && strings.ToLower(p) != p
+			if letters < minTokenLetters && !(acronym && letters >= minAcronym) {
+				continue
+			}
+			if common[strings.ToLower(p)] || isCommonSkeleton(sk) {
+				continue
+			}
+		case letters == 0:
+			if digits < minTokenDigits || year(p) {
+				continue
+			}
+		default:
+			if letters+digits < minTokenDigits || common[strings.ToLower(p)] {
+				continue
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// year reports a four-digit number from 1900 to 2099.
+func year(p string) bool {
+	return len(p) == 4 && (p[:2] == "19" || p[:2] == "20")
 }
 
 // identifier reports strings that mix letters and digits.
@@ -192,40 +375,9 @@ func identifier(s string) bool {
 	return letter && digit
 }
 
-// windows returns the distinctive fragments of an identifier, as
-// skeletons.
-func windows(id string) []string {
-	var alnum []rune
-	for _, r := range norm.NFKD.String(Fold(id)) {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			alnum = append(alnum, r)
-		}
-	}
-	var out []string
-	seen := map[string]bool{}
-	for i := 0; i+windowLen <= len(alnum) && len(out) < maxWindows; i++ {
-		w := alnum[i : i+windowLen]
-		digits := 0
-		for _, r := range w {
-			if unicode.IsDigit(r) {
-				digits++
-			}
-		}
-		if digits < windowDigits || digits == windowLen {
-			continue
-		}
-		sk := skeletonOfFolded(string(w))
-		if !seen[sk] {
-			seen[sk] = true
-			out = append(out, sk)
-		}
-	}
-	return out
-}
-
 // joinWords renders p as its space-separated word skeletons.
 func joinWords(p string) string {
-	return strings.Join(words(Fold(p)), " ")
+	return strings.Join(makeView(p, nil).words(), " ")
 }
 
 func inLexicon(term string, lexicon []string) bool {
@@ -241,7 +393,7 @@ func inLexicon(term string, lexicon []string) bool {
 	return false
 }
 
-// Len is the number of active terms.
+// Len is the number of active terms, distinctive words included.
 func (d *DenyList) Len() int {
 	if d == nil {
 		return 0
@@ -268,67 +420,137 @@ func (d *DenyList) match(text string, all bool) (bool, []Hit) {
 	if d == nil || len(d.terms) == 0 {
 		return false, nil
 	}
-	var folded, skel string
-	var ws []string
-	if asciiText(text) {
-		// Most text is ASCII, where the normalisation and look-alike
-		// tables reduce to lower-casing and two digit mappings.
-		folded = strings.ToLower(text)
-		skel, ws = asciiViews(folded)
-	} else {
-		folded = Fold(text)
-		skel = skeletonOfFolded(folded)
-		ws = words(folded)
+	return d.matchView(makeView(text, nil), all)
+}
+
+// matchView matches a view. A match that lies wholly inside one figure is
+// not a hit: the figure is the caller's own formatting of a value it may
+// disclose, and a rule id that happens to contain it must not hide it.
+func (d *DenyList) matchView(v view, all bool) (bool, []Hit) {
+	if d == nil || len(d.terms) == 0 {
+		return false, nil
 	}
 	var hits []Hit
-	var found map[int]bool
+	var found map[int32]bool
 	if all {
-		found = map[int]bool{}
+		found = map[int32]bool{}
 	}
-	if d.ac != nil {
-		sk := []byte(skel)
+	// hit records term idx; it reports whether matching can stop.
+	hit := func(idx int32) bool {
 		if !all {
-			if d.ac.IsMatch(sk) {
+			return true
+		}
+		if !found[idx] {
+			found[idx] = true
+			hits = append(hits, Hit{Term: d.terms[idx]})
+		}
+		return false
+	}
+	if d.free != nil {
+		if v.fig == nil && !all {
+			if d.free.IsMatch(v.sk) {
 				return true, nil
 			}
 		} else {
-			for _, m := range d.ac.FindAllOverlapping(sk) {
-				idx := d.patterns[m.PatternID]
-				if !found[idx] {
-					found[idx] = true
-					hits = append(hits, Hit{Term: d.terms[idx]})
+			for _, m := range d.free.FindAllOverlapping(v.sk) {
+				if !v.inFigure(m.Start, m.End) && hit(d.freeTerm[m.PatternID]) {
+					return true, nil
 				}
 			}
 		}
 	}
-	if len(d.words) > 0 {
-		for _, w := range ws {
-			if idx, ok := d.words[w]; ok {
-				if !all {
-					return true, nil
-				}
-				if !found[idx] {
-					found[idx] = true
-					hits = append(hits, Hit{Term: d.terms[idx]})
-				}
+	if d.checked != nil {
+		for _, m := range d.checked.FindAllOverlapping(v.sk) {
+			a := d.checkedTerm[m.PatternID]
+			if v.digitsAt(m.Start, m.End, a.digits) && !v.inFigure(m.Start, m.End) && hit(a.term) {
+				return true, nil
 			}
 		}
-		if len(d.phrases) > 0 {
-			joined := " " + strings.Join(ws, " ") + " "
-			for p, idx := range d.phrases {
-				if !strings.Contains(joined, p) {
+	}
+	if len(d.aligned) > 0 {
+		b := v.boundaries()
+		for i := 0; i < len(b); i++ {
+			h, at := uint64(hashStart), b[i]
+			for j := i + 1; j < len(b); j++ {
+				n := b[j] - b[i]
+				if n > maxAligned {
+					break
+				}
+				for ; at < b[j]; at++ {
+					h = (h ^ uint64(v.sk[at])) * hashPrime
+				}
+				if d.alignedLen&(1<<n) == 0 || !d.inFilter(h) {
 					continue
 				}
-				if !all {
-					return true, nil
+				cands, ok := d.aligned[string(v.sk[b[i]:b[j]])]
+				if !ok {
+					continue
 				}
-				if !found[idx] {
-					found[idx] = true
-					hits = append(hits, Hit{Term: d.terms[idx]})
+				for _, a := range cands {
+					if !v.digitsAt(int(b[i]), int(b[j]), a.digits) || v.inFigure(int(b[i]), int(b[j])) {
+						continue
+					}
+					if a.short && !v.assembled(b, i, j, a.bounds) {
+						continue
+					}
+					if hit(a.term) {
+						return true, nil
+					}
 				}
 			}
 		}
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Term.Value < hits[j].Term.Value })
 	return len(hits) > 0, hits
+}
+
+// inFigure reports whether skeleton bytes [start, end) all come from one
+// figure and hold a digit of it: a term that is only a figure's currency
+// code (an acronym of three capitals) is still a hit.
+func (v view) inFigure(start, end int) bool {
+	if v.fig == nil || start >= end || v.fig[start] == 0 {
+		return false
+	}
+	digit := false
+	for k := start; k < end; k++ {
+		if v.fig[k] != v.fig[start] {
+			return false
+		}
+		digit = digit || v.at[k]&atDigit != 0
+	}
+	return digit
+}
+
+// digitsAt reports whether the text has a digit at every position of
+// [start, end) where the term's mask has one.
+func (v view) digitsAt(start, end int, mask uint64) bool {
+	for mask != 0 {
+		k := bits.TrailingZeros64(mask)
+		mask &^= 1 << k
+		if start+k >= end || v.at[start+k]&atDigit == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// assembled reports whether the text's words between boundaries b[i] and
+// b[j] spell a short term acceptably: each place where two of them meet is
+// a place where the term's own words meet, or touches a single character
+// (the term spelled out letter by letter), or joins something that is not
+// two common words ("XJ-EC" spells XJEC, "do oh" does not spell DOOH).
+func (v view) assembled(b []int32, i, j int, bounds uint64) bool {
+	for k := i + 1; k < j; k++ {
+		off := b[k] - b[i]
+		if off < 64 && bounds&(1<<off) != 0 {
+			continue
+		}
+		if b[k]-b[k-1] == 1 || b[k+1]-b[k] == 1 {
+			continue
+		}
+		if isCommonSkeleton(string(v.sk[b[k-1]:b[k]])) && isCommonSkeleton(string(v.sk[b[k]:b[k+1]])) {
+			return false
+		}
+	}
+	return true
 }

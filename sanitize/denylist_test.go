@@ -1,6 +1,8 @@
 package sanitize
 
 import (
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -31,30 +33,55 @@ func TestFold(t *testing.T) {
 }
 
 func TestSkeleton(t *testing.T) {
+	// Literal skeletons pin how Unicode's data reads ASCII: m looks like
+	// r n, the digit one and capital I like l, zero like o.
+	for _, test := range []struct{ in, want string }{
+		{"MR-2291", "rnr229l"},
+		{"Whitfield", "whltfleld"},
+		{"N0rthw1nd", "northwlnd"},
+		{"-- . --", ""},
+		{"", ""},
+	} {
+		if got := Skeleton(test.in); got != test.want {
+			t.Errorf("Skeleton(%q) = %q, want %q", test.in, got, test.want)
+		}
+	}
 	for _, test := range []struct {
 		name string
 		in   string
-		want string
+		same string
 	}{
-		{"ascii id", "MR-2291", "mr229l"},
-		{"separators squashed", "M R - 2 2 9 1", "mr229l"},
-		{"dots and underscores", "m.r_2/2:9#1", "mr229l"},
-		{"full-width", "ｍｒ２２９１", "mr229l"},
-		{"zero-width joiners", "M\u200dR\u200d-\u200d2291", "mr229l"},
-		{"en dash", "MR–2291", "mr229l"},
+		{"separators squashed", "M R - 2 2 9 1", "MR2291"},
+		{"dots and underscores", "m.r_2/2:9#1", "MR2291"},
+		{"full-width", "ｍｒ２２９１", "MR2291"},
+		{"full-width hyphen", "ＳＰ－１２", "SP12"},
+		{"zero-width joiners", "M\u200dR\u200d-\u200d2291", "MR2291"},
+		{"en dash", "MR–2291", "MR2291"},
 		{"Cyrillic look-alikes", "Асmе", "acme"}, // А, с, е are Cyrillic
-		{"Greek look-alikes", "Αcmε", "acme"},    // Α, ε are Greek
-		{"Cyrillic o in word", "Grоup", "group"}, // о is Cyrillic
+		{"Greek capital alpha", "Αcme", "acme"},
+		{"Cyrillic o in word", "Grоup", "group"},
 		{"combining marks stripped", "Ácmé", "acme"},
 		{"decomposed marks stripped", "A\u0301cme\u0301", "acme"},
-		{"digits read as letters", "N0rthw1nd", "northwlnd"},
 		{"small capitals", "ᴀᴄᴍᴇ", "acme"},
-		{"only punctuation", "-- . --", ""},
-		{"empty", "", ""},
+		{"Greek capitals read as the Latin capitals they look like", "ΗARTWELL", "hartwell"},
+		{"Greek capital nu and alpha", "DΑΝΑ", "dana"},
+		{"Greek capital mu and upsilon", "ΜΥ", "my"},
+		{"Lisu letters", "ꓐꓳꓚ", "BOC"},
+		{"Lisu alphabet", "ꓮꓐꓚꓓꓰꓝꓖꓧꓲꓙꓗꓡꓟꓠꓳꓑꓣꓢꓔꓴꓦꓪꓫꓬꓜ", "ABCDEFGHIJKLMNOPRSTUVWXYZ"},
+		{"Cherokee capitals", "ᎠᎡᎢ", "DRT"},
+		{"Cherokee small letters fold to capitals", "ꭰꭱꭲ", "DRT"},
+		{"letters with strokes", "Whitfiełd", "whitfield"},
+		{"leetspeak digits", "H4RTW3LL", "hartwell"},
+		{"more leetspeak", "5P1N 7H3 800K", "spin the book"},
+		{"capital I and small l and one", "Il1i", "llll"},
+		{"mathematical letters", "𝐇𝐚𝐫𝐭", "hart"},
+		{"circled digits", "①②", "12"},
+		{"long s reads as the f it looks like", "ſ", "f"},
+		{"sharp s", "Straße", "strasse"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			if got := Skeleton(test.in); got != test.want {
-				t.Errorf("Skeleton(%q) = %q, want %q", test.in, got, test.want)
+			if got, want := Skeleton(test.in), Skeleton(test.same); got != want || got == "" {
+				t.Errorf("Skeleton(%q) = %q, want %q (the skeleton of %q)", test.in, got, want, test.same)
 			}
 		})
 	}
@@ -63,6 +90,42 @@ func TestSkeleton(t *testing.T) {
 	for _, v := range []string{"ACME RETAIL GROUP", "acme-retail-group", "Ａｃｍｅ Ｒｅｔａｉｌ Ｇｒｏｕｐ", "A.c.m.e R.e.t.a.i.l G.r.o.u.p", "Acme\u200bRetail\u200bGroup", "Асmе Rеtаіl Grоuр"} {
 		if got := Skeleton(v); got != want {
 			t.Errorf("Skeleton(%q) = %q, want %q (the skeleton of Acme Retail Group)", v, got, want)
+		}
+	}
+}
+
+// TestSkeletonTable pins the Unicode data the table was generated from
+// (regenerate with go generate ./sanitize when it changes) and checks the
+// table reads case as case folding does: every capital with a small
+// letter in one script reads as that letter when both look alike.
+func TestSkeletonTable(t *testing.T) {
+	if ConfusablesUnicodeVersion != "15.0" {
+		t.Errorf("ConfusablesUnicodeVersion = %q, want 15.0: update this pin with the table", ConfusablesUnicodeVersion)
+	}
+	if !strings.Contains(ConfusablesSource, "ICU 72.1") || !strings.Contains(CommonWordsSource, "wamerican") {
+		t.Errorf("sources = %q, %q", ConfusablesSource, CommonWordsSource)
+	}
+	for i := 1; i < len(skelTable); i++ {
+		if skelTable[i-1].r >= skelTable[i].r {
+			t.Fatalf("skelTable is not sorted at %U", skelTable[i].r)
+		}
+	}
+	if len(skelTable) < 5000 {
+		t.Errorf("skelTable has %d entries; the confusables table alone maps thousands", len(skelTable))
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		if Skeleton(string(c)) != Skeleton(string(c+'a'-'A')) {
+			t.Errorf("%c and %c read differently: %q, %q", c, c+'a'-'A', Skeleton(string(c)), Skeleton(string(c+'a'-'A')))
+		}
+	}
+	for _, w := range []string{"acme", "outdoor", "floor", "premium", "kestrel"} {
+		if !isCommonSkeleton(Skeleton(w)) {
+			t.Errorf("isCommonSkeleton(%q) = false", w)
+		}
+	}
+	for _, w := range []string{"okonkwo", "brimek", "guvovrokl", "america", "whitfield"} {
+		if isCommonSkeleton(Skeleton(w)) {
+			t.Errorf("isCommonSkeleton(%q) = true", w)
 		}
 	}
 }
@@ -206,29 +269,29 @@ func TestNoteTerms(t *testing.T) {
 			"ids, names and acronyms",
 			"Set by yield ops after the Q4 upfront to protect the FreeWheel guaranteed deals. Review with Dana Whitfield before lowering. Ticket YLD-4471.",
 			[]Term{
-				{"FreeWheel", KindNoteTerm, true},
-				{"Dana Whitfield", KindNoteTerm, false},
-				{"YLD-4471", KindNoteTerm, false},
+				{"FreeWheel", KindNoteTerm, true, false},
+				{"Dana Whitfield", KindNoteTerm, false, false},
+				{"YLD-4471", KindNoteTerm, false, false},
 			},
 		},
 		{
 			"capitalised runs and acronyms",
 			"Linear, DOOH and podcast deals were exited in the Project Lighthouse restructuring; Orbital Outdoor holds the DOOH panels now.",
 			[]Term{
-				{"DOOH", KindNoteTerm, true},
-				{"Project Lighthouse", KindNoteTerm, false},
-				{"Orbital Outdoor", KindNoteTerm, false},
+				{"DOOH", KindNoteTerm, true, false},
+				{"Project Lighthouse", KindNoteTerm, false, false},
+				{"Orbital Outdoor", KindNoteTerm, false, false},
 			},
 		},
 		{
 			"id with digits and punctuation",
 			"Ad ops needs three days to traffic in GAM; see runbook OPS-77.",
-			[]Term{{"GAM", KindNoteTerm, true}, {"OPS-77", KindNoteTerm, false}},
+			[]Term{{"GAM", KindNoteTerm, true, false}, {"OPS-77", KindNoteTerm, false, false}},
 		},
 		{
 			"joined letters are an id",
 			"see the yield_floor_rule doc",
-			[]Term{{"yield_floor_rule", KindNoteTerm, false}},
+			[]Term{{"yield_floor_rule", KindNoteTerm, false, false}},
 		},
 		{
 			"common words are not terms even when capitalised",
@@ -248,12 +311,12 @@ func TestNoteTerms(t *testing.T) {
 		{
 			"the words of a name are not terms alone",
 			"Launch partner for North America is Acme Retail Group; times follow America/New_York.",
-			[]Term{{"North America", KindNoteTerm, false}, {"Acme Retail Group", KindNoteTerm, false}, {"America/New_York", KindNoteTerm, false}},
+			[]Term{{"North America", KindNoteTerm, false, false}, {"Acme Retail Group", KindNoteTerm, false, false}, {"America/New_York", KindNoteTerm, false, false}},
 		},
 		{
 			"a lone name past the sentence start is a term",
 			"Agreed with Whitfield in March.",
-			[]Term{{"Whitfield", KindNoteTerm, true}},
+			[]Term{{"Whitfield", KindNoteTerm, true, false}},
 		},
 		{"empty", "", nil},
 		{"lower case prose", "just a plain note about pacing and floors.", nil},
@@ -269,5 +332,34 @@ func TestNoteTerms(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSkeletonReadsEveryLookalike checks the whole table against Unicode's
+// raw prototypes (testdata/lookalikes.txt): every character the
+// confusables data reads as ASCII letters or digits has the skeleton of
+// those letters or digits.
+func TestSkeletonReadsEveryLookalike(t *testing.T) {
+	data, err := os.ReadFile("testdata/lookalikes.txt")
+	if err != nil {
+		t.Fatalf("the prototypes come with the table (go generate ./sanitize): %v", err)
+	}
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		h, to, _ := strings.Cut(line, " ")
+		cp, err := strconv.ParseUint(h, 16, 32)
+		if err != nil {
+			t.Fatalf("bad line %q", line)
+		}
+		n++
+		if got, want := Skeleton(string(rune(cp))), Skeleton(to); got != want {
+			t.Errorf("Skeleton(%U %q) = %q, want %q: Unicode reads it as %q", rune(cp), string(rune(cp)), got, want, to)
+		}
+	}
+	if n < 1000 {
+		t.Errorf("%d prototypes read", n)
 	}
 }

@@ -11,9 +11,11 @@ import (
 //     anywhere, like rule ids);
 //   - runs of two or more capitalised words, which are usually names of
 //     partners, people or projects ("Acme Retail Group"; matched anywhere),
-//     kept whole: the words of a name are not terms on their own, so
-//     "North America" in a note does not silence "America/New_York" and
-//     "Acme Retail Group" does not silence a brand called "Acme Outdoor";
+//     kept whole: a word of a name is a term on its own only when Compile
+//     finds it distinctive (not common English, not public), so "North
+//     America" in a note does not silence "America/New_York" and "Acme
+//     Retail Group" does not silence a brand called "Acme Outdoor", while
+//     the "Okonkwo" of "Dana Okonkwo" is withheld alone;
 //   - a capitalised word of four letters or more standing alone past the
 //     start of a sentence, and each all-capitals acronym, that is not
 //     common English (matched as a whole word only).

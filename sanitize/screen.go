@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"html"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -121,22 +122,39 @@ func (s *Screen) Names(raw string) bool {
 // reports false when the cleaned string is empty or names a deny-listed
 // term; the string is then not to be shown at all.
 func (s *Screen) Line(raw string, max int) (Text, bool) {
-	t := s.Clean(raw)
-	if t == "" {
+	return s.line(filled{text: s.Clean(raw)}, max)
+}
+
+// LineWith is Line for a text with figures: raw holds one Slot for each of
+// figs, in order. The figures are put in after the text is cleaned, and a
+// match that lies inside a figure does not count, so a confidential id
+// that happens to contain a disclosed threshold cannot hide it; a match
+// that runs from the text into a figure does count. A raw whose slots do
+// not match figs is refused.
+func (s *Screen) LineWith(raw string, figs []Figure, max int) (Text, bool) {
+	f, ok := s.fill(raw, figs)
+	if !ok {
 		return Text{}, false
 	}
-	if s.Names(t) {
+	return s.line(f, max)
+}
+
+func (s *Screen) line(f filled, max int) (Text, bool) {
+	if f.text == "" {
+		return Text{}, false
+	}
+	if s.names(f) {
 		withheld.lines.Add(1)
 		return Text{}, false
 	}
-	t = truncate(t, max)
-	// Truncation cannot create a term, but re-check: the check is cheap and
-	// the screen promises what leaves, not what was likely.
-	if s.Names(t) {
+	cut := f.truncate(max)
+	// Truncation cannot create a term, but re-check what it cut: the
+	// screen promises what leaves, not what was likely.
+	if cut.text != f.text && s.names(cut) {
 		withheld.lines.Add(1)
 		return Text{}, false
 	}
-	return Text{t}, true
+	return Text{cut.text}, true
 }
 
 // Prose screens free text sentence by sentence. A sentence that names a
@@ -144,32 +162,43 @@ func (s *Screen) Line(raw string, max int) (Text, bool) {
 // sentences together name a term, each fallback is tried as a Line in turn;
 // past the last fallback the result is last.
 func (s *Screen) Prose(raw string, max int, last Text, fallbacks ...string) Text {
-	if t, ok := s.prose(raw, max); ok {
-		return t
+	return s.proseOrFallback(filled{text: s.Clean(raw)}, true, max, last, fallbacks)
+}
+
+// ProseWith is Prose for a text with figures, as LineWith is for Line.
+func (s *Screen) ProseWith(raw string, figs []Figure, max int, last Text, fallbacks ...string) Text {
+	f, ok := s.fill(raw, figs)
+	return s.proseOrFallback(f, ok, max, last, fallbacks)
+}
+
+func (s *Screen) proseOrFallback(f filled, ok bool, max int, last Text, fallbacks []string) Text {
+	if ok {
+		if t, ok := s.prose(f, max); ok {
+			return t
+		}
 	}
-	if s.Clean(raw) != "" {
+	if f.text != "" || !ok {
 		withheld.texts.Add(1)
 	}
-	for _, f := range fallbacks {
-		if t, ok := s.Line(f, max); ok {
+	for _, fb := range fallbacks {
+		if t, ok := s.Line(fb, max); ok {
 			return t
 		}
 	}
 	return last
 }
 
-func (s *Screen) prose(raw string, max int) (Text, bool) {
-	clean := s.Clean(raw)
-	if clean == "" {
+func (s *Screen) prose(f filled, max int) (Text, bool) {
+	if f.text == "" {
 		return Text{}, false
 	}
-	if !s.Names(clean) {
-		t := truncate(clean, max)
-		return Text{t}, !s.Names(t)
+	if !s.names(f) {
+		t := f.truncate(max)
+		return Text{t.text}, t.text == f.text || !s.names(t)
 	}
-	var kept []string
-	for _, sentence := range sentences(clean) {
-		if s.Names(sentence) {
+	var kept []filled
+	for _, sentence := range f.sentences() {
+		if s.names(sentence) {
 			withheld.sentences.Add(1)
 		} else {
 			kept = append(kept, sentence)
@@ -178,11 +207,11 @@ func (s *Screen) prose(raw string, max int) (Text, bool) {
 	if len(kept) == 0 {
 		return Text{}, false
 	}
-	joined := truncate(strings.Join(kept, " "), max)
-	if s.Names(joined) {
+	joined := join(kept).truncate(max)
+	if s.names(joined) {
 		return Text{}, false
 	}
-	return Text{joined}, true
+	return Text{joined.text}, true
 }
 
 // Lines screens each candidate as a Line, keeps those that pass, drops
@@ -204,40 +233,31 @@ func (s *Screen) Lines(raws []string, maxLen, maxItems int) []Text {
 	return out
 }
 
-// sentences splits text after sentence terminals that are followed by a
-// space. The terminal stays with its sentence.
-func sentences(t string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(t); i++ {
-		if strings.IndexByte(sentenceTerminals, t[i]) >= 0 && (i+1 == len(t) || t[i+1] == ' ') {
-			if seg := strings.TrimSpace(t[start : i+1]); seg != "" {
-				out = append(out, seg)
-			}
-			start = i + 1
+// Message screens an error message that may quote what the buyer sent, in
+// double quotes (Go's %q). A quoted value that names a deny-listed term is
+// described instead of quoted ("the value given"), so the message keeps
+// its meaning; the rest of the message is screened as prose, falling back
+// to last.
+func (s *Screen) Message(raw string, max int, last Text) Text {
+	clean := s.Clean(raw)
+	if !s.Names(clean) {
+		return s.Prose(raw, max, last)
+	}
+	return s.Prose(quotedRE.ReplaceAllStringFunc(clean, func(q string) string {
+		if s.Names(q) {
+			return "the value given"
 		}
-	}
-	if seg := strings.TrimSpace(t[start:]); seg != "" {
-		out = append(out, seg)
-	}
-	return out
+		return q
+	}), max, last)
 }
 
-// truncate shortens t to at most max characters, preferring to cut at a
-// sentence end, then at a space, and marking a mid-sentence cut with an
-// ellipsis.
-func truncate(t string, max int) string {
-	if max <= 0 || utf8.RuneCountInString(t) <= max {
-		return t
+var quotedRE = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+
+// names reports whether f names a term, figures exempted.
+func (s *Screen) names(f filled) bool {
+	if len(f.figs) == 0 {
+		return s.Names(f.text)
 	}
-	runes := []rune(t)
-	cut := string(runes[:max])
-	if i := strings.LastIndexAny(cut, sentenceTerminals); i > len(cut)/2 {
-		return strings.TrimSpace(cut[:i+1])
-	}
-	cut = string(runes[:max-1])
-	if i := strings.LastIndexByte(cut, ' '); i > len(cut)/2 {
-		cut = cut[:i]
-	}
-	return strings.TrimSpace(cut) + ellipsis
+	hit, _ := s.deny.matchView(f.view(), false)
+	return hit
 }

@@ -234,7 +234,8 @@ func TestHits(t *testing.T) {
 	for _, h := range got {
 		names = append(names, h.Term.Value+"/"+string(h.Term.Kind))
 	}
-	want := "Acme Retail Group/note_term GAM/note_term MR-2291/rule_id North/note_term"
+	// 2291 is the id's number, a term of its own.
+	want := "2291/rule_id Acme Retail Group/note_term GAM/note_term MR-2291/rule_id North/note_term"
 	if strings.Join(names, " ") != want {
 		t.Errorf("Hits() = %q, want %q", strings.Join(names, " "), want)
 	}
