@@ -19,7 +19,13 @@ type Error struct {
 	// Details carries public, structured detail such as the supported
 	// versions. It never carries buyer-supplied or internal strings.
 	Details map[string]any
+	// RetryAfter, when positive, is how many seconds to wait before
+	// retrying (retry_after: a whole number from 1 to 3600).
+	RetryAfter int
 }
+
+// MaxRetryAfter is the largest retry_after AdCP allows, in seconds.
+const MaxRetryAfter = 3600
 
 type wireError struct {
 	Code       adcp.Code      `json:"code"`
@@ -27,12 +33,16 @@ type wireError struct {
 	Recovery   adcp.Recovery  `json:"recovery"`
 	Field      *sanitize.Text `json:"field,omitempty"`
 	Suggestion *sanitize.Text `json:"suggestion,omitempty"`
+	RetryAfter int            `json:"retry_after,omitempty"`
 	Details    map[string]any `json:"details,omitempty"`
 }
 
 // MarshalJSON writes the AdCP error object.
 func (e Error) MarshalJSON() ([]byte, error) {
 	w := wireError{Code: e.Code, Message: e.Message, Recovery: e.Code.Recovery(), Details: e.Details}
+	if e.RetryAfter > 0 {
+		w.RetryAfter = min(e.RetryAfter, MaxRetryAfter)
+	}
 	if !e.Field.IsZero() {
 		f := e.Field
 		w.Field = &f
