@@ -43,11 +43,6 @@ type Store interface {
 	ListAccounts(ctx context.Context, publisher string) ([]store.Account, error)
 }
 
-// Directives hands out one-shot create_media_buy directives (sandbox).
-type Directives interface {
-	Take(ctx context.Context, publisher, account, principal string) (*products.Directive, error)
-}
-
 // Service runs the media-buy tasks.
 type Service struct {
 	Store     Store
@@ -57,8 +52,10 @@ type Service struct {
 	// Seeds, when set, serves sandbox principals their seeded catalogue,
 	// as get_products does.
 	Seeds products.Seeds
-	// Directives, when set, supplies force_create_media_buy_arm.
-	Directives Directives
+	// Directives, when set, supplies force_create_media_buy_arm: a
+	// claimed directive is spent by the buy answered with it and
+	// released by every other answer.
+	Directives products.Directives
 	// WebhookAllowed vets a push_notification_config URL before a task
 	// registers it.
 	WebhookAllowed func(rawURL string) error

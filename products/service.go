@@ -82,6 +82,9 @@ type Call struct {
 	// curating marks the background run of a brief the storefront
 	// accepted as a task: it takes no directive and starts no task.
 	curating bool
+	// claim is the directive this call claimed, spent by the answer
+	// that carries it (finish) and released otherwise.
+	claim *Claim
 }
 
 // Result is the answer to a call: the outcome, its wire bytes, and the
@@ -188,10 +191,53 @@ type Seeds interface {
 	SeededSnapshot(ctx context.Context, publisher, principal string) (*Snapshot, error)
 }
 
-// Directives hands out one-shot compliance directives.
+// Directives hands out one-shot compliance directives. A call claims the
+// directive it may answer with; once the answer carrying it is recorded
+// the call spends it, and any call refused along the way (its push
+// config, an outage, the ledger) releases it, so that a directive is
+// spent only by a call answered with it.
 type Directives interface {
-	// Take consumes the directive for (account, principal), if any.
-	Take(ctx context.Context, publisherID, accountKey, principalID string) (*Directive, error)
+	// Claim holds the directive for (account, principal), if any, for
+	// this call alone: nil when there is none or another call holds it.
+	Claim(ctx context.Context, publisherID, accountKey, principalID string) (*Claim, error)
+	// Spend consumes the claimed directive. An error means the claim no
+	// longer holds (replaced, or taken over once its lease ran out) or
+	// could not be settled: the call must not answer with it.
+	Spend(ctx context.Context, c *Claim) error
+	// Release gives the directive back for the next call.
+	Release(ctx context.Context, c *Claim) error
+}
+
+// Claim is one call's hold on a directive.
+type Claim struct {
+	Directive
+	Publisher, Account, Principal string
+	// Token names the claimant; only it spends or releases the claim.
+	Token string
+	// spent is set once the claim is spent.
+	spent bool
+}
+
+// Settle releases c unless the call spent it. Callers defer it right
+// after claiming, so that every refusal gives the directive back.
+func Settle(ctx context.Context, d Directives, c *Claim, log *slog.Logger) {
+	if c == nil || c.spent {
+		return
+	}
+	if err := d.Release(context.WithoutCancel(ctx), c); err != nil {
+		// The claim runs out on its own: the directive is the next
+		// call's once its lease ends.
+		log.Warn("releasing a directive failed; it returns when its claim runs out", "publisher", c.Publisher, "err", err)
+	}
+}
+
+// SpendClaim spends c, marking it spent for Settle.
+func SpendClaim(ctx context.Context, d Directives, c *Claim) error {
+	if err := d.Spend(context.WithoutCancel(ctx), c); err != nil {
+		return err
+	}
+	c.spent = true
+	return nil
 }
 
 // Directive forces the next eligible get_products into an arm.
@@ -319,12 +365,15 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 			// call names; its directives are kept under no account.
 			key = ""
 		}
-		d, err := s.Directives.Take(ctx, c.PublisherID, key, c.Principal.ID)
+		claim, err := s.Directives.Claim(ctx, c.PublisherID, key, c.Principal.ID)
 		if err != nil {
 			trace.Error = err.Error()
 			return s.fail(ctx, c, env, req, trace, false, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
 		}
-		directive = d
+		if claim != nil {
+			defer Settle(ctx, s.Directives, claim, s.log())
+			directive, c.claim = &claim.Directive, claim
+		}
 	}
 
 	brief := NormaliseBrief(req, s.now())
@@ -695,9 +744,18 @@ func (s *Service) finish(ctx context.Context, c Call, o outcome.Outcome, req *Re
 	if err != nil {
 		s.log().Error("ledger append failed: answering with the error arm", "publisher", c.PublisherID, "err", err)
 		trace.Error = "ledger: " + err.Error()
-		f := outcome.NewFailed(o.Envelope(), outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
-		p, _ := f.Encode()
-		return Result{Outcome: f, Payload: p, Trace: trace}
+		return s.unavailable(o.Envelope(), trace)
+	}
+	if forced && c.claim != nil {
+		// The answer carrying the directive is recorded: spend it now,
+		// before the answer leaves. A claim that no longer holds is not
+		// answered with, and the recorded decision has no reply, as
+		// when a caller goes away mid-append.
+		if err := SpendClaim(ctx, s.Directives, c.claim); err != nil {
+			s.log().Error("spending a directive failed: answering with the error arm", "publisher", c.PublisherID, "err", err)
+			trace.Error = "directive: " + err.Error()
+			return s.unavailable(o.Envelope(), trace)
+		}
 	}
 	if o.Arm() == outcome.Rejected {
 		o = o.WithReceipt(outcome.Receipt{Sequence: entry.Sequence, EntryHash: entry.Hash})
@@ -706,6 +764,14 @@ func (s *Service) finish(ctx context.Context, c Call, o outcome.Outcome, req *Re
 		}
 	}
 	return Result{Outcome: o, Payload: payload, Trace: trace}
+}
+
+// unavailable is the transient error arm for an answer that could not be
+// settled.
+func (s *Service) unavailable(env outcome.Envelope, trace Trace) Result {
+	f := outcome.NewFailed(env, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
+	p, _ := f.Encode()
+	return Result{Outcome: f, Payload: p, Trace: trace}
 }
 
 func (s *Service) record(c Call, o outcome.Outcome, req *Request, acct Account, trace Trace, d merch.Decision, payload []byte, forced bool) ledger.Record {

@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sort"
 	"time"
@@ -45,6 +46,10 @@ func (s *Store) extra(publisher string) (*extra, error) {
 
 func replayKey(scope, key string) string { return scope + "\x00" + key }
 
+// errNoToken refuses a reservation or claim without an owner: it could
+// never be completed, released or told apart from another's.
+var errNoToken = errors.New("memstore: a reservation needs an ownership token")
+
 // stamp is how times are kept: in UTC, to the microsecond, as PostgreSQL
 // keeps them, so that both stores hand back the same instants.
 func stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
@@ -63,7 +68,10 @@ func stampDelivery(d store.Delivery) store.Delivery {
 	return d
 }
 
-func (s *Store) ReserveReplay(ctx context.Context, publisher string, r store.Replay, staleAfter time.Duration) (*store.Replay, error) {
+func (s *Store) ReserveReplay(ctx context.Context, publisher string, r store.Replay, lease time.Duration) (*store.Replay, error) {
+	if r.Token == "" {
+		return nil, errNoToken
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	x, err := s.extra(publisher)
@@ -72,44 +80,55 @@ func (s *Store) ReserveReplay(ctx context.Context, publisher string, r store.Rep
 	}
 	k := replayKey(r.Scope, r.Key)
 	now := stamp(s.now())
-	if old, ok := x.replays[k]; ok && (old.Done || now.Sub(old.CreatedAt) < staleAfter) {
+	if old, ok := x.replays[k]; ok && (old.Done || now.Before(old.Expires)) {
 		c := old
-		c.Payload = slices.Clone(old.Payload)
+		c.Payload, c.Token = slices.Clone(old.Payload), ""
 		return &c, nil
 	}
 	r.Done, r.Payload, r.Failed, r.Slug = false, nil, false, ""
-	r.CreatedAt = now
+	r.CreatedAt, r.Expires = now, stamp(now.Add(lease))
 	x.replays[k] = r
 	return nil, nil
 }
 
-func (s *Store) CompleteReplay(ctx context.Context, publisher, scope, key string, payload []byte, failed bool, slug string) error {
+// owned returns the record of key that token holds in flight: ErrNotFound
+// without a record, ErrConflict when token does not own it in flight.
+func (x *extra) owned(scope, key, token string) (store.Replay, error) {
+	r, ok := x.replays[replayKey(scope, key)]
+	switch {
+	case !ok:
+		return r, store.ErrNotFound
+	case r.Done || token == "" || r.Token != token:
+		return r, store.ErrConflict
+	}
+	return r, nil
+}
+
+func (s *Store) CompleteReplay(ctx context.Context, publisher, scope, key, token string, payload []byte, failed bool, slug string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	x, err := s.extra(publisher)
 	if err != nil {
 		return err
 	}
-	k := replayKey(scope, key)
-	r, ok := x.replays[k]
-	if !ok {
-		return store.ErrNotFound
+	r, err := x.owned(scope, key, token)
+	if err != nil {
+		return err
 	}
 	r.Done, r.Payload, r.Failed, r.Slug = true, slices.Clone(payload), failed, slug
-	x.replays[k] = r
+	x.replays[replayKey(scope, key)] = r
 	return nil
 }
 
-func (s *Store) ReleaseReplay(ctx context.Context, publisher, scope, key string) error {
+func (s *Store) ReleaseReplay(ctx context.Context, publisher, scope, key, token string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	x, err := s.extra(publisher)
 	if err != nil {
 		return err
 	}
-	k := replayKey(scope, key)
-	if r, ok := x.replays[k]; ok && !r.Done {
-		delete(x.replays, k)
+	if _, err := x.owned(scope, key, token); err == nil {
+		delete(x.replays, replayKey(scope, key))
 	}
 	return nil
 }

@@ -57,7 +57,7 @@ type publisher struct {
 	checkpoint ledger.Entry
 	// requests are the requests kept beside the chain, by sequence.
 	requests   map[int64][]byte
-	directives map[string]products.Directive
+	directives map[string]directive
 	// signingKeys are newest first; at most the first is active.
 	signingKeys []store.SigningKey
 }
@@ -125,7 +125,7 @@ func (s *Store) PutPublisher(ctx context.Context, info products.Publisher) error
 	p, ok := s.pubs[info.ID]
 	if !ok {
 		p = &publisher{accounts: map[string]store.Account{}, byKey: map[string]string{},
-			directives: map[string]products.Directive{}, catChanges: map[string][]catChange{}, requests: map[int64][]byte{}}
+			directives: map[string]directive{}, catChanges: map[string][]catChange{}, requests: map[int64][]byte{}}
 		s.pubs[info.ID] = p
 		s.order = append(s.order, info.ID)
 	}
@@ -436,6 +436,14 @@ func (s *Store) Tamper(publisher string, seq int64, edit func(*ledger.Entry)) {
 
 func directiveKey(account, principal string) string { return account + "\x00" + principal }
 
+// directive is a stored directive and the claim on it, if any.
+type directive struct {
+	d products.Directive
+	// token claimed it until until; "" when unclaimed.
+	token string
+	until time.Time
+}
+
 func (s *Store) SetDirective(ctx context.Context, publisher, account, principal string, d products.Directive) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -443,11 +451,14 @@ func (s *Store) SetDirective(ctx context.Context, publisher, account, principal 
 	if err != nil {
 		return err
 	}
-	p.directives[directiveKey(account, principal)] = clone(d)
+	p.directives[directiveKey(account, principal)] = directive{d: clone(d)}
 	return nil
 }
 
-func (s *Store) TakeDirective(ctx context.Context, publisher, account, principal string) (*products.Directive, error) {
+func (s *Store) ClaimDirective(ctx context.Context, publisher, account, principal, token string, lease time.Duration) (*products.Directive, error) {
+	if token == "" {
+		return nil, errNoToken
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, err := s.pub(publisher)
@@ -456,11 +467,49 @@ func (s *Store) TakeDirective(ctx context.Context, publisher, account, principal
 	}
 	k := directiveKey(account, principal)
 	d, ok := p.directives[k]
-	if !ok {
+	now := stamp(s.now())
+	if !ok || (d.token != "" && now.Before(d.until)) {
 		return nil, nil
 	}
+	d.token, d.until = token, stamp(now.Add(lease))
+	p.directives[k] = d
+	out := clone(d.d)
+	return &out, nil
+}
+
+// claimed finds the directive token holds a claim on: ErrNotFound for an
+// unknown publisher, ok false when token holds none. The caller holds s.mu.
+func (s *Store) claimed(pubID, account, principal, token string) (p *publisher, k string, d directive, ok bool, err error) {
+	if p, err = s.pub(pubID); err != nil {
+		return nil, "", d, false, err
+	}
+	k = directiveKey(account, principal)
+	d, ok = p.directives[k]
+	return p, k, d, ok && token != "" && d.token == token, nil
+}
+
+func (s *Store) SpendDirective(ctx context.Context, publisher, account, principal, token string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, k, _, ok, err := s.claimed(publisher, account, principal, token)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return store.ErrConflict
+	}
 	delete(p.directives, k)
-	return &d, nil
+	return nil
+}
+
+func (s *Store) ReleaseDirective(ctx context.Context, publisher, account, principal, token string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, k, d, ok, err := s.claimed(publisher, account, principal, token)
+	if ok {
+		p.directives[k] = directive{d: d.d}
+	}
+	return err
 }
 
 func (s *Store) Changes(ctx context.Context) <-chan string {
