@@ -32,6 +32,9 @@ func (m *Main) serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := m.checkSecrets(ctx); err != nil {
+		return err
+	}
 	s := m.Store
 	if kind == "memory" {
 		m.log.Warn("using the in-memory store: every edit is lost when the storefront stops; set DATABASE_URL to keep them")

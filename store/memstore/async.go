@@ -161,11 +161,12 @@ func (s *Store) CreateTask(ctx context.Context, publisher string, t store.Task) 
 	if err != nil {
 		return err
 	}
-	return s.createTask(x, t)
+	return s.createTask(publisher, x, t)
 }
 
-// createTask stores a new task; the caller holds s.mu.
-func (s *Store) createTask(x *extra, t store.Task) error {
+// createTask stores a new task, its webhook's secrets sealed; the caller
+// holds s.mu.
+func (s *Store) createTask(publisher string, x *extra, t store.Task) error {
 	k := taskKey(t.Owner, t.ID)
 	if _, ok := x.tasks[k]; ok {
 		return store.ErrExists
@@ -173,7 +174,12 @@ func (s *Store) createTask(x *extra, t store.Task) error {
 	now := stamp(s.now())
 	t.CreatedAt, t.UpdatedAt = now, now
 	t.CompletedAt, t.Delivery = stampPtr(t.CompletedAt), stampDelivery(t.Delivery)
-	x.tasks[k] = clone(t)
+	t = clone(t)
+	t, err := s.sealTask(publisher, t)
+	if err != nil {
+		return err
+	}
+	x.tasks[k] = t
 	return nil
 }
 
@@ -188,7 +194,7 @@ func (s *Store) Task(ctx context.Context, publisher string, owner store.TaskOwne
 	if !ok {
 		return store.Task{}, store.ErrNotFound
 	}
-	return clone(t), nil
+	return s.openTask(publisher, t)
 }
 
 func (s *Store) PrincipalTasks(ctx context.Context, publisher, principal, id string) ([]store.Task, error) {
@@ -210,7 +216,7 @@ func (s *Store) PrincipalTasks(ctx context.Context, publisher, principal, id str
 		}
 		return out[i].Owner.Account < out[j].Owner.Account
 	})
-	return clone(out), nil
+	return s.openTasks(publisher, out...)
 }
 
 func (s *Store) ListTasks(ctx context.Context, publisher string, owner store.TaskOwner, f store.TaskFilter) ([]store.Task, int, error) {
@@ -239,7 +245,11 @@ func (s *Store) ListTasks(ctx context.Context, publisher string, owner store.Tas
 	if f.Limit > 0 && len(all) > f.Limit {
 		all = all[:f.Limit]
 	}
-	return clone(all), total, nil
+	out, err := s.openTasks(publisher, all...)
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, total, nil
 }
 
 func (s *Store) FinishTask(ctx context.Context, publisher string, owner store.TaskOwner, id, status string, result []byte, at time.Time) (store.Task, error) {
@@ -249,7 +259,11 @@ func (s *Store) FinishTask(ctx context.Context, publisher string, owner store.Ta
 	if err != nil {
 		return store.Task{}, err
 	}
-	return finishTask(x, owner, id, status, result, at)
+	t, err := finishTask(x, owner, id, status, result, at)
+	if err != nil {
+		return store.Task{}, err
+	}
+	return s.openTask(publisher, t)
 }
 
 // finishTask moves a task to a terminal status; the caller holds s.mu.

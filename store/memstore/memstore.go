@@ -19,6 +19,7 @@ import (
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/store/keyring"
 )
 
 // Store is an in-memory store.Store.
@@ -30,6 +31,8 @@ type Store struct {
 	trails map[string]*trail
 	extras map[string]*extra
 	now    func() time.Time
+	// keys seal the secrets kept (secrets.go).
+	keys *keyring.Keyring
 
 	subMu sync.Mutex
 	subs  map[chan string]struct{}
@@ -70,7 +73,7 @@ const DefaultLedgerRetain = 20_000
 // New returns an empty store.
 func New() *Store {
 	return &Store{pubs: map[string]*publisher{}, now: time.Now, subs: map[chan string]struct{}{},
-		LedgerRetain: DefaultLedgerRetain}
+		LedgerRetain: DefaultLedgerRetain, keys: keyring.Random()}
 }
 
 var (

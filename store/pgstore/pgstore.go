@@ -38,6 +38,7 @@ import (
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/store/keyring"
 )
 
 //go:embed migrations/*.sql
@@ -51,6 +52,8 @@ type Store struct {
 	pool *pgxpool.Pool
 	log  *slog.Logger
 	now  func() time.Time
+	// keys seal the secrets kept (secrets.go); none until SetKeyring.
+	keys atomic.Pointer[keyring.Keyring]
 
 	// closed ends every Changes listener when the store closes, so that
 	// Close leaves no connection behind.

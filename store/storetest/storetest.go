@@ -67,6 +67,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"SeedConcurrent", testSeedConcurrent},
 		{"SigningKeys", testSigningKeys},
 		{"SigningKeyRaces", testSigningKeyRaces},
+		{"Secrets", testSecrets},
 		{"Changes", testChanges},
 		{"Tenancy", testTenancy},
 		{"UnknownPublisher", testUnknownPublisher},
