@@ -285,7 +285,7 @@ func (s *Service) submitOrder(ctx context.Context, a *answer, req *mediabuy.Crea
 		Status: store.OrderPending, Buy: b, Review: review, RulebookVersion: snap.RulebookVersion,
 		Version: a.env.Version.String(), CreatedAt: s.now()}
 	task := store.Task{ID: taskID, Owner: order.Owner, Type: TaskCreate, Status: "submitted", Message: msg.String(),
-		Request: a.c.Args, Webhook: hook}
+		Request: a.kept, Webhook: hook}
 	if err := s.Store.CreateOrder(ctx, a.c.Publisher, order, task); err != nil {
 		s.log().Error("storing an order failed after its decision was recorded", "publisher", a.c.Publisher, "err", err)
 		return a.fail(ctx, true, unavailable)
@@ -309,7 +309,7 @@ func (s *Service) submitForced(ctx context.Context, a *answer, req *mediabuy.Cre
 		return a.internal(err)
 	}
 	task := store.Task{ID: d.TaskID, Owner: taskOwner(acct, a.c.Principal),
-		Type: TaskCreate, Status: "submitted", Message: msg.String(), Request: a.c.Args, Webhook: hook}
+		Type: TaskCreate, Status: "submitted", Message: msg.String(), Request: a.kept, Webhook: hook}
 	switch err := s.Store.CreateTask(ctx, a.c.Publisher, task); {
 	case errors.Is(err, store.ErrExists):
 		return a.fail(ctx, true, errorOf(baseScreen, adcp.InvalidRequest, "", "a task with the forced task_id already exists for this account", nil))

@@ -141,14 +141,17 @@ type answer struct {
 	task string
 	env  outcome.Envelope
 	rec  ledger.Record
+	// kept is the request as it may be kept at rest and digested
+	// (products.KeptRequest): without its webhook secrets.
+	kept []byte
 	// shape, when set, adds what a task's schema requires of every
 	// answer, errors included (a read's empty result).
 	shape func(outcome.FailedWire) any
 }
 
 func (s *Service) begin(c Call, task string, envelope mediabuy.Envelope) (*answer, *outcome.Error) {
-	a := &answer{s: s, c: c, task: task, env: outcome.Envelope{Version: adcp.Default, Context: envelope.Context}}
-	a.rec = ledger.Record{Publisher: c.Publisher, Principal: c.Principal.ID, RequestDigest: ledger.Digest(c.Args), Task: task}
+	a := &answer{s: s, c: c, task: task, env: outcome.Envelope{Version: adcp.Default, Context: envelope.Context}, kept: products.KeptRequest(c.Args)}
+	a.rec = ledger.Record{Publisher: c.Publisher, Principal: c.Principal.ID, RequestDigest: ledger.Digest(a.kept), Task: task}
 	return a, a.negotiated(envelope)
 }
 

@@ -85,6 +85,17 @@ type Call struct {
 	// claim is the directive this call claimed, spent by the answer
 	// that carries it (finish) and released otherwise.
 	claim *Claim
+	// kept is Args as they may be kept and digested (KeptRequest);
+	// nil until run has decoded them.
+	kept []byte
+}
+
+// keptArgs is c's request as it may be kept at rest and digested.
+func (c Call) keptArgs() []byte {
+	if c.kept != nil {
+		return c.kept
+	}
+	return c.Args
 }
 
 // Result is the answer to a call: the outcome, its wire bytes, and the
@@ -285,6 +296,10 @@ func (s *Service) Preview(ctx context.Context, c Call, snap *Snapshot) Result {
 
 func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Result {
 	req, reqErr := DecodeRequest(c.Args)
+	if req == nil || req.Push != nil {
+		// Only a request with a webhook has secrets to keep out.
+		c.kept = KeptRequest(c.Args)
+	}
 	var env outcome.Envelope
 	if req != nil {
 		env.Context = req.Context
@@ -454,7 +469,7 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 // submit records the task a submitted directive creates. A webhook the
 // storefront cannot honour is refused, never silently dropped.
 func (s *Service) submit(ctx context.Context, c Call, req *Request, acct Account, d *Directive) (Submission, *outcome.Error) {
-	sub := Submission{TaskID: d.TaskID, Account: acct.Key, Principal: c.Principal.ID, Message: d.Message, Request: c.Args, Push: req.Push}
+	sub := Submission{TaskID: d.TaskID, Account: acct.Key, Principal: c.Principal.ID, Message: d.Message, Request: c.keptArgs(), Push: req.Push}
 	if req.Push != nil {
 		if req.Push.OperationID == "" {
 			e := ErrorOf(baseScreen, adcp.InvalidRequest, "push_notification_config.operation_id", "a task that registers a webhook needs push_notification_config.operation_id", nil)
@@ -779,7 +794,7 @@ func (s *Service) record(c Call, o outcome.Outcome, req *Request, acct Account, 
 		Publisher:       c.PublisherID,
 		Account:         acct.Key,
 		Principal:       c.Principal.ID,
-		RequestDigest:   ledger.Digest(c.Args),
+		RequestDigest:   ledger.Digest(c.keptArgs()),
 		RulebookVersion: trace.RulebookVersion,
 		Arm:             o.Arm().String(),
 		Slug:            o.Slug(),
@@ -791,7 +806,7 @@ func (s *Service) record(c Call, o outcome.Outcome, req *Request, acct Account, 
 	if !forced {
 		// Kept beside the chain for backtests, which replay what the
 		// rulebook decided; forced answers it did not decide.
-		r.Request = c.Args
+		r.Request = c.keptArgs()
 	}
 	if r.Slug == "" {
 		for _, e := range o.Errors() {
@@ -818,7 +833,7 @@ func (s *Service) fail(ctx context.Context, c Call, env outcome.Envelope, req *R
 		}
 		rec := ledger.Record{
 			Publisher: c.PublisherID, Account: acctKey, Principal: c.Principal.ID,
-			RequestDigest: ledger.Digest(c.Args), RulebookVersion: trace.RulebookVersion,
+			RequestDigest: ledger.Digest(c.keptArgs()), RulebookVersion: trace.RulebookVersion,
 			Arm: "failed", ResponseDigest: ledger.Digest(payload),
 		}
 		if _, err := s.Ledger.Append(ctx, rec); err != nil {
