@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/storefront/storefront/adcp"
@@ -80,6 +81,9 @@ type Agent struct {
 
 	tools  []*Tool
 	byName map[string]*Tool
+	// settling counts idempotency records being settled in the
+	// background (idempotency.go).
+	settling sync.WaitGroup
 }
 
 // ErrUnknownTool is returned by Dispatch for a tool the agent does not have.

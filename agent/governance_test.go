@@ -47,7 +47,10 @@ func TestGovernanceEndToEnd(t *testing.T) {
 		db   func(t *testing.T) []string
 	}{
 		{"memstore", func(*testing.T) []string { return nil }},
-		{"postgres", func(t *testing.T) []string { return []string{"--database-url", pgtest.NewDatabase(t), "--seed-demo"} }},
+		{"postgres", func(t *testing.T) []string {
+			// The replicas share the key that seals the agents' credentials.
+			return []string{"--database-url", pgtest.NewDatabase(t), "--seed-demo", "--secret-keys-file", pgtest.KeysFile(t)}
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stub := govstub.Start(t, func() time.Time { return testenv.Clock })
@@ -127,7 +130,7 @@ func TestGovernanceEndToEnd(t *testing.T) {
 			}
 			// The registration is in the database: another replica on it
 			// holds the account to its agent.
-			replica := testenv.StartWith(t, withStub, append([]string{"--sandbox"}, db[:2]...)...)
+			replica := testenv.StartWith(t, withStub, "--sandbox", db[0], db[1], db[3], db[4])
 			rs := kittest.Connect(t, replica.BaseURL, env.BuyerToken)
 			_, noContext := kittest.Call(t, rs, "create_media_buy", strings.Replace(governedBuyArgs("gov-buy-replica-001", "x", 5000), `"governance_context":"x",`, "", 1))
 			if kittest.Decode(t, noContext)["adcp_error"].(map[string]any)["code"] != "PERMISSION_DENIED" {

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/storefront/storefront/adcp"
@@ -16,25 +17,43 @@ import (
 	"github.com/storefront/storefront/store"
 )
 
-// The replay window the capabilities declare, and how long a request may
-// hold its key before another may take it over.
+// The replay window the capabilities declare, and the lease of a
+// reservation: how long a request holds its key in flight before another
+// may take it over (in_flight_max_seconds).
 const (
 	ReplayTTL = 24 * time.Hour
-	InFlight  = 60 * time.Second
+	InFlight  = 30 * time.Second
+	// runBudget bounds a call made under a reservation, so that it is
+	// answered and its response cached well inside the lease: a call
+	// that outlived its lease could be run a second time by a takeover.
+	runBudget = InFlight - 5*time.Second
 )
 
 // idempotent runs a call of tool under its idempotency_key, if it has
 // one. The same key with the same payload, from the same principal for
 // the same account, replays the cached answer marked replayed: true,
 // without a new decision, a second directive or a second task. The same
-// key with a different payload is IDEMPOTENCY_CONFLICT.
-func (a *Agent) idempotent(ctx context.Context, c Call, p products.Principal, tool string, run func() Reply) Reply {
+// key with a different payload is IDEMPOTENCY_CONFLICT; a key whose first
+// request is still running is IDEMPOTENCY_IN_FLIGHT with retry_after, the
+// seconds left of that request's lease.
+//
+// The key is reserved under a random token, and only that token caches
+// the answer or releases the key: a request whose lease ran out and was
+// taken over writes nothing. A release or a caching write the store
+// refuses for an outage is retried in the background until the lease
+// ends, so that a key does not stay in flight after the store is back.
+func (a *Agent) idempotent(ctx context.Context, c Call, p products.Principal, tool string, run func(context.Context) Reply) Reply {
 	key, scope, hash, ok := idempotencyOf(c.Args, p, tool)
 	if !ok {
-		return run()
+		return run(ctx)
 	}
 	env, _ := a.taskEnvelope(c.Args)
-	existing, err := a.Store.ReserveReplay(ctx, c.Publisher, store.Replay{Scope: scope, Key: key, RequestHash: hash}, InFlight)
+	token, err := store.NewToken()
+	if err != nil {
+		a.Log.Error("making an idempotency token failed", "err", err)
+		return failedReply(env, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
+	}
+	existing, err := a.Store.ReserveReplay(ctx, c.Publisher, store.Replay{Scope: scope, Key: key, RequestHash: hash, Token: token}, InFlight)
 	if err != nil {
 		a.Log.Error("idempotency store failed", "err", err)
 		return failedReply(env, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
@@ -47,8 +66,8 @@ func (a *Agent) idempotent(ctx context.Context, c Call, p products.Principal, to
 			msg, _ := baseScreen.Line("this idempotency_key was used with a different request; use a fresh key for a new request", sanitize.MaxMessage)
 			return conflict(env, msg)
 		case !existing.Done:
-			msg, _ := baseScreen.Line("a request with this idempotency_key is still in progress; retry shortly", sanitize.MaxMessage)
-			return failedReply(env, outcome.Error{Code: adcp.IdempotencyInFlight, Message: msg})
+			msg, _ := baseScreen.Line("a request with this idempotency_key is still in progress; retry with the same key after retry_after seconds", sanitize.MaxMessage)
+			return failedReply(env, outcome.Error{Code: adcp.IdempotencyInFlight, Message: msg, RetryAfter: RetryAfter(existing.Expires, a.now())})
 		case a.now().Sub(existing.CreatedAt) > ReplayTTL:
 			msg, _ := baseScreen.Line("this idempotency_key's cached response has expired; use a fresh key", sanitize.MaxMessage)
 			return failedReply(env, outcome.Error{Code: adcp.IdempotencyExpired, Message: msg})
@@ -59,25 +78,105 @@ func (a *Agent) idempotent(ctx context.Context, c Call, p products.Principal, to
 		}
 		return r
 	}
+	runCtx, cancel := context.WithTimeout(ctx, runBudget)
 	var r Reply
-	if recovery.Run(ctx, a.Log, c.Transport, "tool "+tool, func() { r = run() }) {
+	if recovery.Run(runCtx, a.Log, c.Transport, "tool "+tool, func() { r = run(runCtx) }) {
 		// Answered here, not by Dispatch, so that the key is released
 		// below like that of any transient failure.
 		r = a.InternalReply(c.Args)
 	}
+	cancel()
 	if transient(r) {
 		// Nothing was decided: let a retry with the same key run afresh.
-		_ = a.Store.ReleaseReplay(context.WithoutCancel(ctx), c.Publisher, scope, key)
+		a.settle(ctx, "releasing an idempotency key", func(ctx context.Context) error {
+			return a.Store.ReleaseReplay(ctx, c.Publisher, scope, key, token)
+		})
 		return r
 	}
 	slug := ""
 	if d, ok := r.Meta[outcome.Namespace+"/decline"].(map[string]any); ok {
 		slug, _ = d["slug"].(string)
 	}
-	if err := a.Store.CompleteReplay(context.WithoutCancel(ctx), c.Publisher, scope, key, r.Payload, r.Failed, slug); err != nil {
-		a.Log.Warn("caching an idempotent response failed", "err", err)
-	}
+	a.settle(ctx, "caching an idempotent response", func(ctx context.Context) error {
+		return a.Store.CompleteReplay(ctx, c.Publisher, scope, key, token, r.Payload, r.Failed, slug)
+	})
 	return r
+}
+
+// RetryAfter is the retry_after of an IDEMPOTENCY_IN_FLIGHT answer: the
+// whole seconds, rounded up, until the lease that ends at expires has
+// ended at now, from 1 to outcome.MaxRetryAfter. By then the first
+// request's answer is cached, or the key is free.
+func RetryAfter(expires, now time.Time) int {
+	left := expires.Sub(now)
+	secs := int(left / time.Second)
+	if left%time.Second > 0 {
+		secs++
+	}
+	return min(max(secs, 1), outcome.MaxRetryAfter)
+}
+
+// Backoff bounds of settle's retries.
+const (
+	settleFirstWait = 50 * time.Millisecond
+	settleMaxWait   = 2 * time.Second
+)
+
+// settle runs op, a write of the reservation this request owns, at once,
+// and if the store fails it, again in the background with backoff until
+// it succeeds, the reservation is no longer the request's (ErrConflict,
+// ErrNotFound: nothing is left to do), or the lease is over: by then the
+// key is the next request's anyway. Wait waits for settlements in
+// progress.
+func (a *Agent) settle(ctx context.Context, what string, op func(context.Context) error) {
+	ctx = context.WithoutCancel(ctx)
+	done := func(err error) bool {
+		switch {
+		case err == nil:
+			return true
+		case errors.Is(err, store.ErrConflict):
+			a.Log.Warn(what+": the reservation's lease ran out and another request took the key over", "err", err)
+			return true
+		case errors.Is(err, store.ErrNotFound):
+			return true
+		}
+		return false
+	}
+	err := op(ctx)
+	if done(err) {
+		return
+	}
+	a.Log.Warn(what+" failed; retrying until the reservation's lease ends", "err", err)
+	a.settling.Add(1)
+	go func() {
+		defer a.settling.Done()
+		ctx, cancel := context.WithTimeout(ctx, InFlight)
+		defer cancel()
+		for wait := settleFirstWait; ; wait = min(2*wait, settleMaxWait) {
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				a.Log.Warn(what+" gave up: the reservation's lease has ended", "err", err)
+				return
+			case <-t.C:
+			}
+			if err = op(ctx); done(err) {
+				return
+			}
+		}
+	}()
+}
+
+// Wait waits, up to ctx, for background settlements of idempotency keys
+// (see settle).
+func (a *Agent) Wait(ctx context.Context) {
+	finished := make(chan struct{})
+	go func() { a.settling.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-ctx.Done():
+	}
 }
 
 // conflict is IDEMPOTENCY_CONFLICT carrying only code and message.

@@ -154,11 +154,11 @@ func (a *Agent) EnableBuying(b *buying.Service) {
 				if authErr != nil {
 					return authReply(c, authErr)
 				}
-				do := func() Reply {
+				do := func(ctx context.Context) Reply {
 					return buyingReply(run(ctx, buying.Call{Publisher: c.Publisher, Principal: p, Args: c.Args, Caller: callerURL(ctx)}))
 				}
 				if !mutating {
-					return do()
+					return do(ctx)
 				}
 				return a.idempotent(ctx, c, p, name, do)
 			},

@@ -28,21 +28,21 @@ type replayStore struct {
 	completed, released int
 }
 
-func (s *replayStore) ReserveReplay(ctx context.Context, publisher string, r store.Replay, staleAfter time.Duration) (*store.Replay, error) {
+func (s *replayStore) ReserveReplay(ctx context.Context, publisher string, r store.Replay, lease time.Duration) (*store.Replay, error) {
 	if s.existing == nil {
 		return nil, nil
 	}
 	return s.existing(r), nil
 }
 
-func (s *replayStore) CompleteReplay(ctx context.Context, publisher, scope, key string, payload []byte, failed bool, slug string) error {
+func (s *replayStore) CompleteReplay(ctx context.Context, publisher, scope, key, token string, payload []byte, failed bool, slug string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.completed++
 	return nil
 }
 
-func (s *replayStore) ReleaseReplay(ctx context.Context, publisher, scope, key string) error {
+func (s *replayStore) ReleaseReplay(ctx context.Context, publisher, scope, key, token string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.released++
@@ -75,9 +75,14 @@ func newAgent(t *testing.T, s *replayStore, snaps products.Snapshots) *agent.Age
 		snaps = real
 	}
 	log := slog.New(slog.DiscardHandler)
-	svc := &products.Service{Snapshots: snaps, Ledger: store.Ledger{Store: s}, Accounts: store.Accounts{Store: s}, Log: log}
+	svc := &products.Service{Snapshots: snaps, Ledger: store.Ledger{Store: s}, Accounts: store.Accounts{Store: s},
+		Now: func() time.Time { return statesNow }, Log: log}
 	return agent.New(s, svc, real, nil, log)
 }
+
+// statesNow is the clock of TestReplayStates' agents: years away, so that
+// nothing in it depends on today.
+var statesNow = time.Date(2033, 2, 3, 4, 5, 6, 0, time.UTC)
 
 // TestReplayStates: an answer still being made, an expired one, and an
 // outage, each under an idempotency key.
@@ -89,6 +94,8 @@ func TestReplayStates(t *testing.T) {
 		snaps    products.Snapshots
 		code     string
 		recovery string
+		// retryAfter is the retry_after the error must carry (0: none).
+		retryAfter int
 		// completed and released are the calls the agent makes to the
 		// idempotency records after answering.
 		completed, released int
@@ -96,15 +103,26 @@ func TestReplayStates(t *testing.T) {
 		{
 			name: "in flight",
 			existing: func(r store.Replay) *store.Replay {
-				r.Done, r.CreatedAt = false, time.Now()
+				// Its lease has 12.3 s left on the agent's clock: the
+				// buyer is told 13, rounded up, never earlier.
+				r.Done, r.CreatedAt, r.Expires = false, statesNow.Add(-17700*time.Millisecond), statesNow.Add(12300*time.Millisecond)
 				return &r
 			},
-			code: "IDEMPOTENCY_IN_FLIGHT", recovery: "transient",
+			code: "IDEMPOTENCY_IN_FLIGHT", recovery: "transient", retryAfter: 13,
+		},
+		{
+			// A lease ending this very instant still asks for a second.
+			name: "in flight, lease ending",
+			existing: func(r store.Replay) *store.Replay {
+				r.Done, r.CreatedAt, r.Expires = false, statesNow.Add(-agent.InFlight), statesNow
+				return &r
+			},
+			code: "IDEMPOTENCY_IN_FLIGHT", recovery: "transient", retryAfter: 1,
 		},
 		{
 			name: "expired",
 			existing: func(r store.Replay) *store.Replay {
-				r.Done, r.Payload, r.CreatedAt = true, []byte(`{"status":"completed"}`), time.Now().Add(-agent.ReplayTTL-time.Minute)
+				r.Done, r.Payload, r.CreatedAt = true, []byte(`{"status":"completed"}`), statesNow.Add(-agent.ReplayTTL-time.Minute)
 				return &r
 			},
 			code: "IDEMPOTENCY_EXPIRED", recovery: "correctable",
@@ -112,7 +130,7 @@ func TestReplayStates(t *testing.T) {
 		{
 			name: "conflict while in flight",
 			existing: func(r store.Replay) *store.Replay {
-				r.Done, r.RequestHash, r.CreatedAt = false, "another request", time.Now()
+				r.Done, r.RequestHash, r.CreatedAt, r.Expires = false, "another request", statesNow, statesNow.Add(agent.InFlight)
 				return &r
 			},
 			code: "IDEMPOTENCY_CONFLICT",
@@ -143,9 +161,13 @@ func TestReplayStates(t *testing.T) {
 			var m struct {
 				Status    string `json:"status"`
 				AdcpError struct {
-					Code     string `json:"code"`
-					Recovery string `json:"recovery"`
+					Code       string `json:"code"`
+					Recovery   string `json:"recovery"`
+					RetryAfter int    `json:"retry_after"`
 				} `json:"adcp_error"`
+				Errors []struct {
+					RetryAfter int `json:"retry_after"`
+				} `json:"errors"`
 				Context map[string]any `json:"context"`
 			}
 			if err := json.Unmarshal(r.Payload, &m); err != nil {
@@ -153,6 +175,9 @@ func TestReplayStates(t *testing.T) {
 			}
 			if m.AdcpError.Code != test.code || (test.recovery != "" && m.AdcpError.Recovery != test.recovery) {
 				t.Errorf("answer = %s, want %s (%s)", r.Payload, test.code, test.recovery)
+			}
+			if m.AdcpError.RetryAfter != test.retryAfter || (len(m.Errors) > 0 && m.Errors[0].RetryAfter != test.retryAfter) {
+				t.Errorf("retry_after = %d in adcp_error and %+v in errors, want %d: %s", m.AdcpError.RetryAfter, m.Errors, test.retryAfter, r.Payload)
 			}
 			if r.Failed != (test.code != "") {
 				t.Errorf("Failed = %v for %s", r.Failed, r.Payload)

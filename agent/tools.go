@@ -106,7 +106,7 @@ func (a *Agent) getProductsTool() *Tool {
 			if authErr != nil {
 				return authReply(c, authErr)
 			}
-			return a.idempotent(ctx, c, p, "get_products", func() Reply {
+			return a.idempotent(ctx, c, p, "get_products", func(ctx context.Context) Reply {
 				return ReplyFor(a.Products.GetProducts(ctx, products.Call{PublisherID: c.Publisher, Principal: p, Args: c.Args}))
 			})
 		},

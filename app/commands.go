@@ -133,6 +133,9 @@ func (m *Main) signingKeys(ctx context.Context) error {
 	if err := m.openPublisher(ctx); err != nil {
 		return err
 	}
+	if err := m.checkSecrets(ctx); err != nil {
+		return err
+	}
 	keys := &signing.Keys{Store: m.Store, Now: m.Now}
 	if m.Command == "admin signing-key rotate" {
 		k, err := keys.Rotate(ctx, m.Publisher)

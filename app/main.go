@@ -21,6 +21,7 @@ import (
 	"github.com/storefront/storefront/bench"
 	"github.com/storefront/storefront/server"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/store/keyring"
 	"github.com/storefront/storefront/store/memstore"
 	"github.com/storefront/storefront/store/pgstore"
 )
@@ -45,6 +46,10 @@ type Main struct {
 	LogLevel       string
 	LogJSON        bool
 	DatabaseURL    string
+	// SecretKeys (STOREFRONT_SECRET_KEYS) or SecretKeysFile are the keys
+	// that seal stored secrets (secrets.go).
+	SecretKeys     string
+	SecretKeysFile string
 	SeedDemo       bool
 	// DefaultPublisher is served at the plain paths.
 	DefaultPublisher string
@@ -107,6 +112,8 @@ type Main struct {
 
 	Store  store.Store
 	Server *server.Server
+	// keys is the loaded keyring, nil without one (openStore).
+	keys   *keyring.Keyring
 	log    *slog.Logger
 	cancel context.CancelFunc
 	// Ready is closed once the server is listening (serve only).
@@ -144,6 +151,9 @@ var commands = []struct{ name, help string }{
 	{"buyer token rotate", "replace a buyer token with a new one (--publisher, --id or --stdin, --overlap)"},
 	{"audit list", "show a publisher's audit trail of admin actions, newest first (--publisher, --token, --action)"},
 	{"audit verify", "walk each publisher's audit trail and name the first broken entry"},
+	{"secrets rewrap", "seal every stored secret under the newest secret key, after a key rotation (PostgreSQL)"},
+	{"secrets status", "count the stored secrets by the key that seals them (PostgreSQL)"},
+	{"secrets generate-key", "print a new random secret key to list in STOREFRONT_SECRET_KEYS or --secret-keys-file (--id)"},
 }
 
 // benchOwnFlags are the bench commands the bench package runs, flags and
@@ -181,6 +191,10 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.StringVar(&m.LogLevel, "log-level", envOr("STOREFRONT_LOG_LEVEL", "info"), "debug, info, warn or error (STOREFRONT_LOG_LEVEL)")
 	fs.BoolVar(&m.LogJSON, "log-json", env.bool("STOREFRONT_LOG_JSON"), "log as JSON lines (STOREFRONT_LOG_JSON=1)")
 	fs.StringVar(&m.DatabaseURL, "database-url", os.Getenv("DATABASE_URL"), "PostgreSQL URL; without it the in-memory store is used (DATABASE_URL)")
+	fs.StringVar(&m.SecretKeysFile, "secret-keys-file", os.Getenv("STOREFRONT_SECRET_KEYS_FILE"), "file of the keys that seal stored secrets, <id>:<base64 32 bytes> per line, newest first (STOREFRONT_SECRET_KEYS_FILE); or give the keys in STOREFRONT_SECRET_KEYS")
+	if v := os.Getenv(secretKeysEnv); v != "" {
+		m.SecretKeys = v
+	}
 	switch m.Command {
 	case "serve", "bench serve":
 		fs.StringVar(&m.PublicURL, "public-url", os.Getenv("STOREFRONT_PUBLIC_URL"), "origin the A2A agent cards advertise, e.g. https://seller.example when behind a proxy (STOREFRONT_PUBLIC_URL); default: the listening address, or an --allowed-hosts host")
@@ -236,6 +250,8 @@ func (m *Main) ParseFlags(args []string) error {
 		fs.BoolVar(&m.AnonDiscovery, "anonymous-discovery", true, "allow get_products without credentials for public requests")
 	case "admin signing-key rotate", "admin signing-key list":
 		fs.StringVar(&m.Publisher, "publisher", "", "the publisher (required)")
+	case "secrets generate-key":
+		fs.StringVar(&m.Name, "id", "", "the key's id (default: a random one); list keys newest first")
 	}
 	fs.Usage = func() {
 		fmt.Fprintf(m.Stderr, "usage: storefront [command] [flags]\n\ncommands:\n")
@@ -404,6 +420,12 @@ func (m *Main) Run(ctx context.Context) error {
 		return m.publisherCreate(ctx)
 	case "admin signing-key rotate", "admin signing-key list":
 		return m.signingKeys(ctx)
+	case "secrets rewrap":
+		return m.secretsRewrap(ctx)
+	case "secrets status":
+		return m.secretsStatus(ctx)
+	case "secrets generate-key":
+		return m.secretsGenerateKey()
 	}
 	if run, ok := lifecycleCommands[m.Command]; ok {
 		return run(m, ctx)
@@ -427,10 +449,19 @@ func (m *Main) Close() error {
 //
 // The store stamps its records (ledger entries, decisions, history,
 // idempotency records) from the program's one clock.
+//
+// Its secrets are sealed with the configured keys; the in-memory store
+// makes a key of its own when none is.
 func (m *Main) openStore(ctx context.Context) (kind string, err error) {
+	if m.keys, err = m.loadKeyring(); err != nil {
+		return "", err
+	}
 	if m.DatabaseURL == "" {
 		s := memstore.New()
 		s.SetClock(m.now)
+		if m.keys != nil {
+			s.SetKeyring(m.keys)
+		}
 		m.Store = s
 		return "memory", nil
 	}
@@ -441,6 +472,7 @@ func (m *Main) openStore(ctx context.Context) (kind string, err error) {
 		return "", fmt.Errorf("cannot use the PostgreSQL database at %s: %w", redact(m.DatabaseURL), err)
 	}
 	s.SetClock(m.now)
+	s.SetKeyring(m.keys)
 	m.Store = s
 	return "postgres", nil
 }

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -175,66 +173,6 @@ func TestLedgerVerifyNamesTamperedEntry(t *testing.T) {
 	}
 }
 
-// proxy is a TCP proxy to PostgreSQL that a test can cut and restore, to
-// lose the database in the middle of serving.
-type proxy struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	up     bool
-	conns  []net.Conn
-}
-
-func newProxy(t *testing.T, target string) *proxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{ln: ln, target: target, up: true}
-	t.Cleanup(func() { ln.Close(); p.cut() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			p.mu.Lock()
-			if !p.up {
-				p.mu.Unlock()
-				c.Close()
-				continue
-			}
-			u, err := net.Dial("tcp", target)
-			if err != nil {
-				p.mu.Unlock()
-				c.Close()
-				continue
-			}
-			p.conns = append(p.conns, c, u)
-			p.mu.Unlock()
-			go func() { _, _ = io.Copy(u, c); u.Close() }()
-			go func() { _, _ = io.Copy(c, u); c.Close() }()
-		}
-	}()
-	return p
-}
-
-func (p *proxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.up = false
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
-func (p *proxy) restore() {
-	p.mu.Lock()
-	p.up = true
-	p.mu.Unlock()
-}
-
 // TestDatabaseLostWhileServing cuts the storefront off from PostgreSQL
 // mid-service: buyers get only transient errors, never products or an
 // unrecorded answer, and service comes back without a restart.
@@ -245,22 +183,13 @@ func TestDatabaseLostWhileServing(t *testing.T) {
 	_ = seed
 	// The proxy stands between the storefront and whichever server the
 	// test database is on.
-	via, err := url.Parse(db)
-	if err != nil || via.Host == "" {
-		t.Fatalf("test database URL %q names no host", db)
-	}
-	target := via.Host
-	if via.Port() == "" {
-		target += ":5432"
-	}
-	p := newProxy(t, target)
-	via.Host = p.ln.Addr().String()
-	r := testenv.Start(t, "--database-url", via.String())
+	p, via := pgtest.NewProxy(t, db)
+	r := testenv.Start(t, "--database-url", via)
 	if got := getProducts(t, r.BaseURL, `{"buying_mode":"brief","brief":"coffee"}`)["status"]; got != "completed" {
 		t.Fatalf("before the outage: %v", got)
 	}
 
-	p.cut()
+	p.Cut()
 	for i := 0; i < 5; i++ {
 		m := getProducts(t, r.BaseURL, `{"buying_mode":"brief","brief":"coffee"}`)
 		if m["status"] != "failed" {
@@ -281,7 +210,7 @@ func TestDatabaseLostWhileServing(t *testing.T) {
 		}
 	}
 
-	p.restore()
+	p.Restore()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		if getProducts(t, r.BaseURL, `{"buying_mode":"brief","brief":"coffee"}`)["status"] == "completed" {

@@ -33,6 +33,9 @@ func (m *Main) serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := m.checkSecrets(ctx); err != nil {
+		return err
+	}
 	if m.WrapStore != nil {
 		m.Store = m.WrapStore(m.Store)
 	}
@@ -122,6 +125,13 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 	a := agent.New(buyers, svc, snaps, controller, m.log)
 	a.WebhooksSigned = true
+	// Idempotency keys still being settled after an outage get a moment
+	// before the process exits; any left then end with their lease.
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		a.Wait(ctx)
+	}()
 	// The media-buy tools run through the same counting store as
 	// get_products, and are registered before the tool label's set is
 	// read from the agent.

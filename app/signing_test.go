@@ -38,8 +38,10 @@ func jwksKids(t *testing.T, base string) []string {
 // publish first, the old one beside it while it may still verify.
 func TestSigningKeyRotationAcrossReplicas(t *testing.T) {
 	db := pgtest.NewDatabase(t)
-	r1 := testenv.Start(t, "--database-url", db, "--seed-demo")
-	r2 := testenv.Start(t, "--database-url", db)
+	// The replicas share the key that seals the signing keys.
+	keys := pgtest.KeysFile(t)
+	r1 := testenv.Start(t, "--database-url", db, "--seed-demo", "--secret-keys-file", keys)
+	r2 := testenv.Start(t, "--database-url", db, "--secret-keys-file", keys)
 	first := jwksKids(t, r2.BaseURL)
 	if got := jwksKids(t, r1.BaseURL); len(first) != 1 || strings.Join(got, ",") != first[0] {
 		t.Fatalf("replicas publish %v and %v, want one shared key", got, first)
@@ -48,7 +50,7 @@ func TestSigningKeyRotationAcrossReplicas(t *testing.T) {
 	if _, _, err := run(t, "admin", "signing-key", "rotate", "--database-url", db); err == nil || !strings.Contains(err.Error(), "--publisher") {
 		t.Errorf("rotate without --publisher = %v, want an error naming --publisher", err)
 	}
-	out, errOut, err := run(t, "admin", "signing-key", "rotate", "--publisher", "northwind", "--database-url", db)
+	out, errOut, err := run(t, "admin", "signing-key", "rotate", "--publisher", "northwind", "--database-url", db, "--secret-keys-file", keys)
 	if err != nil {
 		t.Fatalf("rotate: %v\n%s", err, errOut)
 	}
@@ -73,7 +75,7 @@ func TestSigningKeyRotationAcrossReplicas(t *testing.T) {
 			t.Errorf("after rotation %s publishes %v, want [%s %s]", r.BaseURL, got, listed.Keys[0].Kid, first[0])
 		}
 	}
-	if out, _, err := run(t, "admin", "signing-key", "list", "--publisher", "northwind", "--database-url", db); err != nil || !strings.Contains(out, listed.Keys[0].Kid) {
+	if out, _, err := run(t, "admin", "signing-key", "list", "--publisher", "northwind", "--database-url", db, "--secret-keys-file", keys); err != nil || !strings.Contains(out, listed.Keys[0].Kid) {
 		t.Errorf("list = %v\n%s", err, out)
 	}
 

@@ -132,16 +132,18 @@ func (s *Service) Create(ctx context.Context, c Call) Result {
 	if e != nil {
 		return a.fail(ctx, true, *e)
 	}
-	var directive *products.Directive
+	var directive *products.Claim
 	if s.Directives != nil && (c.Principal.Sandbox || acct.Sandbox) {
 		key := acct.Key
 		if c.Principal.Sandbox {
 			key = ""
 		}
-		if directive, err = s.Directives.Take(ctx, c.Publisher, mediabuy.DirectiveScope(key), c.Principal.ID); err != nil {
-			s.log().Error("taking a directive failed", "err", err)
+		if directive, err = s.Directives.Claim(ctx, c.Publisher, mediabuy.DirectiveScope(key), c.Principal.ID); err != nil {
+			s.log().Error("claiming a directive failed", "err", err)
 			return a.fail(ctx, false, unavailable)
 		}
+		// Every answer but the forced one gives the directive back.
+		defer products.Settle(ctx, s.Directives, directive, s.log())
 		a.rec.Forced = directive != nil
 	}
 
@@ -283,7 +285,7 @@ func (s *Service) submitOrder(ctx context.Context, a *answer, req *mediabuy.Crea
 		Status: store.OrderPending, Buy: b, Review: review, RulebookVersion: snap.RulebookVersion,
 		Version: a.env.Version.String(), CreatedAt: s.now()}
 	task := store.Task{ID: taskID, Owner: order.Owner, Type: TaskCreate, Status: "submitted", Message: msg.String(),
-		Request: a.c.Args, Webhook: hook}
+		Request: a.kept, Webhook: hook}
 	if err := s.Store.CreateOrder(ctx, a.c.Publisher, order, task); err != nil {
 		s.log().Error("storing an order failed after its decision was recorded", "publisher", a.c.Publisher, "err", err)
 		return a.fail(ctx, true, unavailable)
@@ -293,7 +295,7 @@ func (s *Service) submitOrder(ctx context.Context, a *answer, req *mediabuy.Crea
 
 // submitForced answers a sandbox directive's submitted arm: a task with
 // the controller's id that force_task_completion later finishes.
-func (s *Service) submitForced(ctx context.Context, a *answer, req *mediabuy.CreateRequest, acct products.Account, snap *products.Snapshot, d *products.Directive) Result {
+func (s *Service) submitForced(ctx context.Context, a *answer, req *mediabuy.CreateRequest, acct products.Account, snap *products.Snapshot, d *products.Claim) Result {
 	hook, e := s.webhook(req.Push, d.TaskID)
 	if e != nil {
 		return a.fail(ctx, true, *e)
@@ -307,7 +309,7 @@ func (s *Service) submitForced(ctx context.Context, a *answer, req *mediabuy.Cre
 		return a.internal(err)
 	}
 	task := store.Task{ID: d.TaskID, Owner: taskOwner(acct, a.c.Principal),
-		Type: TaskCreate, Status: "submitted", Message: msg.String(), Request: a.c.Args, Webhook: hook}
+		Type: TaskCreate, Status: "submitted", Message: msg.String(), Request: a.kept, Webhook: hook}
 	switch err := s.Store.CreateTask(ctx, a.c.Publisher, task); {
 	case errors.Is(err, store.ErrExists):
 		return a.fail(ctx, true, errorOf(baseScreen, adcp.InvalidRequest, "", "a task with the forced task_id already exists for this account", nil))
@@ -315,6 +317,11 @@ func (s *Service) submitForced(ctx context.Context, a *answer, req *mediabuy.Cre
 		return a.fail(ctx, false, unavailable)
 	}
 	if err := a.record(ctx, "submitted", payload); err != nil {
+		return a.fail(ctx, false, unavailable)
+	}
+	// Recorded: the directive is spent by this answer, and by no other.
+	if err := products.SpendClaim(ctx, s.Directives, d); err != nil {
+		s.log().Error("spending a directive failed: answering with the error arm", "publisher", a.c.Publisher, "err", err)
 		return a.fail(ctx, false, unavailable)
 	}
 	return Result{Payload: payload, Summary: msg}

@@ -3,10 +3,12 @@ package buying_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/storefront/storefront/demo"
+	"github.com/storefront/storefront/mediabuy"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
 )
@@ -129,5 +131,49 @@ func TestASAPStartsWhenTheLeadTimeAllows(t *testing.T) {
 	res = e.svc.Create(context.Background(), e.call(buyer, req))
 	if !res.Failed || res.Slug != "lead_time_too_short" {
 		t.Errorf("an explicit start inside the lead time = %s, want the lead-time refusal", res.Payload)
+	}
+}
+
+// TestForcedArmSpentOnlyByItsAnswer: a force_create_media_buy_arm
+// directive is spent by the buy answered with the forced arm, never by a
+// buy refused before it: for its terms, or over its webhook.
+func TestForcedArmSpentOnlyByItsAnswer(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.svc.WebhookAllowed = func(url string) error {
+		if strings.Contains(url, "refused") {
+			return errors.New("the webhook URL points at a private address")
+		}
+		return nil
+	}
+	kit := products.Principal{ID: "demo-kit-forced", Sandbox: true}
+	if err := e.store.SetDirective(ctx, demo.PublisherID, mediabuy.DirectiveScope(""), kit.ID,
+		products.Directive{Arm: "submitted", TaskID: "task_forced_buy"}); err != nil {
+		t.Fatal(err)
+	}
+	status := func(req obj) (string, string) {
+		t.Helper()
+		res := e.svc.Create(ctx, e.call(kit, req))
+		validate(t, "create_media_buy", res.Payload)
+		m := decode(t, res.Payload)
+		code := ""
+		if ae, ok := m["adcp_error"].(obj); ok {
+			code, _ = ae["code"].(string)
+		}
+		return m["status"].(string), code
+	}
+	if s, code := status(displayBuy(400, "2026-12-07T00:00:00Z")); s != "failed" || code != "BUDGET_TOO_LOW" {
+		t.Fatalf("a buy under the floor = %s (%s), want refused with BUDGET_TOO_LOW", s, code)
+	}
+	hooked := displayBuy(5000, "2026-12-07T00:00:00Z")
+	hooked["push_notification_config"] = obj{"url": "https://refused.example/hook"}
+	if s, code := status(hooked); s != "failed" || code != "INVALID_REQUEST" {
+		t.Fatalf("a forced buy with a refused webhook = %s (%s), want INVALID_REQUEST", s, code)
+	}
+	if s, _ := status(displayBuy(5000, "2026-12-07T00:00:00Z")); s != "submitted" {
+		t.Fatalf("the first buy answerable with the forced arm = %s, want submitted", s)
+	}
+	if s, _ := status(displayBuy(5000, "2026-12-07T00:00:00Z")); s == "submitted" || s == "failed" {
+		t.Fatalf("the buy after the forced one = %s, want it made: the directive is spent", s)
 	}
 }

@@ -43,11 +43,6 @@ type Store interface {
 	ListAccounts(ctx context.Context, publisher string) ([]store.Account, error)
 }
 
-// Directives hands out one-shot create_media_buy directives (sandbox).
-type Directives interface {
-	Take(ctx context.Context, publisher, account, principal string) (*products.Directive, error)
-}
-
 // Service runs the media-buy tasks.
 type Service struct {
 	Store     Store
@@ -57,8 +52,10 @@ type Service struct {
 	// Seeds, when set, serves sandbox principals their seeded catalogue,
 	// as get_products does.
 	Seeds products.Seeds
-	// Directives, when set, supplies force_create_media_buy_arm.
-	Directives Directives
+	// Directives, when set, supplies force_create_media_buy_arm: a
+	// claimed directive is spent by the buy answered with it and
+	// released by every other answer.
+	Directives products.Directives
 	// WebhookAllowed vets a push_notification_config URL before a task
 	// registers it.
 	WebhookAllowed func(rawURL string) error
@@ -144,14 +141,17 @@ type answer struct {
 	task string
 	env  outcome.Envelope
 	rec  ledger.Record
+	// kept is the request as it may be kept at rest and digested
+	// (products.KeptRequest): without its webhook secrets.
+	kept []byte
 	// shape, when set, adds what a task's schema requires of every
 	// answer, errors included (a read's empty result).
 	shape func(outcome.FailedWire) any
 }
 
 func (s *Service) begin(c Call, task string, envelope mediabuy.Envelope) (*answer, *outcome.Error) {
-	a := &answer{s: s, c: c, task: task, env: outcome.Envelope{Version: adcp.Default, Context: envelope.Context}}
-	a.rec = ledger.Record{Publisher: c.Publisher, Principal: c.Principal.ID, RequestDigest: ledger.Digest(c.Args), Task: task}
+	a := &answer{s: s, c: c, task: task, env: outcome.Envelope{Version: adcp.Default, Context: envelope.Context}, kept: products.KeptRequest(c.Args)}
+	a.rec = ledger.Record{Publisher: c.Publisher, Principal: c.Principal.ID, RequestDigest: ledger.Digest(a.kept), Task: task}
 	return a, a.negotiated(envelope)
 }
 

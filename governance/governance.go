@@ -15,10 +15,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -123,7 +121,8 @@ type Client struct {
 	// too in sandbox mode. Every address dialled is held to it as well.
 	Policy webhook.Policy
 	// Transport, when set, is the base transport (tests trust their
-	// stub's certificate with it); its dialer is replaced by the guard.
+	// stub's certificate with it); its dialer is replaced by the
+	// policy's guard.
 	Transport *http.Transport
 	Timeout   time.Duration
 	Now       func() time.Time
@@ -182,38 +181,12 @@ func (c *Client) Check(ctx context.Context, agent Agent, check Check) (Verdict, 
 
 // httpClient presents the agent's credentials, follows no redirect (the
 // credentials are for the registered URL only) and dials only addresses
-// the policy admits.
+// the policy's guard admits, whatever the agent's name resolves to.
 func (c *Client) httpClient(agent Agent) *http.Client {
-	base := &http.Transport{}
-	if c.Transport != nil {
-		base = c.Transport.Clone()
-	}
-	base.Proxy = nil
-	dialer := &net.Dialer{Timeout: 5 * time.Second, Control: c.guard}
-	base.DialContext = dialer.DialContext
 	return &http.Client{
-		Transport:     bearer{token: agent.Credentials, next: base},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		Transport:     bearer{token: agent.Credentials, next: c.Policy.Transport(c.Transport)},
+		CheckRedirect: webhook.NoRedirects,
 	}
-}
-
-// guard refuses a connection to an address the policy does not admit, so
-// a public name that resolves to a private address is refused too.
-func (c *Client) guard(_, address string, _ syscall.RawConn) error {
-	host, _, err := net.SplitHostPort(address)
-	if err != nil {
-		return err
-	}
-	ip := net.ParseIP(host)
-	switch {
-	case ip == nil:
-		return fmt.Errorf("dialling %s: not an address", address)
-	case ip.IsLoopback() && c.Policy.AllowLoopback:
-		return nil
-	case !webhook.Public(ip):
-		return fmt.Errorf("dialling %s: the governance agent resolves to an address the storefront does not call", address)
-	}
-	return nil
 }
 
 type bearer struct {

@@ -1,13 +1,16 @@
 package governance_test
 
 import (
-	"context"
 	"errors"
+	"fmt"
+	"net"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/storefront/storefront/governance"
+	"github.com/storefront/storefront/internal/fakedns"
 	"github.com/storefront/storefront/internal/govstub"
 	"github.com/storefront/storefront/webhook"
 )
@@ -112,17 +115,46 @@ func TestPolicy(t *testing.T) {
 			t.Errorf("sandbox Allowed(%q) = %v, want %v", tc.url, got, tc.sandbx)
 		}
 	}
-	// A name the policy admits that resolves to loopback is refused at
-	// dial time outside sandbox mode: localhost's own name is refused
-	// earlier, so this dials through a public-looking name's address.
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_, err := governance.Dial(prod, ctx, "127.0.0.1:9")
-	if err == nil || !strings.Contains(err.Error(), "does not call") {
-		t.Errorf("dialling loopback in production = %v, want refused by the guard", err)
+}
+
+// TestGuardAtDialTime: an agent registered under a public name whose name
+// resolves to a loopback or private address is never called outside
+// sandbox mode: the call is refused at dial time, as every outbound call
+// to a buyer-chosen URL is, by the webhooks' guard. The name is resolved
+// by a DNS server the test controls; sandbox mode calls loopback (the
+// control), and still refuses a private address.
+func TestGuardAtDialTime(t *testing.T) {
+	stub := govstub.Start(t, now)
+	dns := fakedns.New(t)
+	u, err := url.Parse(stub.URL)
+	if err != nil {
+		t.Fatal(err)
 	}
-	_, err = governance.Dial(prod, ctx, "10.0.0.1:443")
-	if err == nil || !strings.Contains(err.Error(), "does not call") {
-		t.Errorf("dialling a private address = %v, want refused by the guard", err)
+	// The stub's certificate names example.com, a public name.
+	u.Host = net.JoinHostPort("example.com", u.Port())
+	agent := governance.Agent{URL: u.String(), Scheme: "Bearer", Credentials: govstub.Token}
+	gc := stub.Plan(10000)
+	call := func(p webhook.Policy) error {
+		c := client(stub)
+		c.Policy = p
+		_, err := c.Check(t.Context(), agent, check(gc, 8000))
+		return err
+	}
+	for _, addr := range []string{"127.0.0.1", "10.0.0.1", "169.254.169.254", "::1"} {
+		dns.Set("example.com", addr)
+		if err := call(webhook.Policy{Resolver: dns.Resolver()}); !errors.Is(err, governance.ErrUnavailable) || !strings.Contains(err.Error(), webhook.ErrRefusedAddress.Error()) {
+			t.Errorf("production Check(an agent named example.com at %s) = %v, want refused by the guard", addr, err)
+		}
+	}
+	if n := len(stub.Checks()); n != 0 {
+		t.Fatalf("the agent behind refused addresses received %d checks", n)
+	}
+	dns.Set("example.com", "127.0.0.1")
+	if err := call(webhook.Policy{AllowLoopback: true, Resolver: dns.Resolver()}); err != nil {
+		t.Errorf("sandbox Check(example.com at 127.0.0.1) = %v, want the verdict", err)
+	}
+	dns.Set("example.com", "10.0.0.1")
+	if err := call(webhook.Policy{AllowLoopback: true, Resolver: dns.Resolver()}); !strings.Contains(fmt.Sprint(err), webhook.ErrRefusedAddress.Error()) {
+		t.Errorf("sandbox Check(example.com at 10.0.0.1) = %v, want refused by the guard", err)
 	}
 }

@@ -19,20 +19,43 @@ type Error struct {
 	// Details carries public, structured detail such as the supported
 	// versions. It never carries buyer-supplied or internal strings.
 	Details map[string]any
+	// RetryAfter, when positive, is how many seconds to wait before
+	// retrying (retry_after: a whole number from 1 to 3600).
+	RetryAfter int
 }
 
-type wireError struct {
-	Code       adcp.Code      `json:"code"`
-	Message    sanitize.Text  `json:"message"`
-	Recovery   adcp.Recovery  `json:"recovery"`
-	Field      *sanitize.Text `json:"field,omitempty"`
+// MaxRetryAfter is the largest retry_after AdCP allows, in seconds.
+const MaxRetryAfter = 3600
+
+// ErrorWire is the error object as it is sent (core/error.json).
+type ErrorWire struct {
+	Code    adcp.Code     `json:"code"`
+	Message sanitize.Text `json:"message"`
+	// Recovery is the code's recovery class: transient, correctable or
+	// terminal.
+	Recovery adcp.Recovery `json:"recovery"`
+	// Field is the request field at fault, in JSONPath-lite form.
+	Field *sanitize.Text `json:"field,omitempty"`
+	// Suggestion is a suggested fix.
 	Suggestion *sanitize.Text `json:"suggestion,omitempty"`
-	Details    map[string]any `json:"details,omitempty"`
+	// RetryAfter is how many seconds to wait before retrying, from 1 to
+	// 3600.
+	RetryAfter int `json:"retry_after,omitempty" jsonschema:"minimum=1,maximum=3600"`
+	// Details carries public, structured detail such as the supported
+	// versions.
+	Details map[string]any `json:"details,omitempty"`
 }
+
+// JSONSchemaAlias makes the published schemas describe Error as it is
+// sent, not as it is held.
+func (Error) JSONSchemaAlias() any { return ErrorWire{} }
 
 // MarshalJSON writes the AdCP error object.
 func (e Error) MarshalJSON() ([]byte, error) {
-	w := wireError{Code: e.Code, Message: e.Message, Recovery: e.Code.Recovery(), Details: e.Details}
+	w := ErrorWire{Code: e.Code, Message: e.Message, Recovery: e.Code.Recovery(), Details: e.Details}
+	if e.RetryAfter > 0 {
+		w.RetryAfter = min(e.RetryAfter, MaxRetryAfter)
+	}
 	if !e.Field.IsZero() {
 		f := e.Field
 		w.Field = &f

@@ -419,6 +419,47 @@ type PushConfig struct {
 
 var operationIDRE = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,255}$`)
 
+// redactedSecret stands in for a webhook secret in a kept request: as long
+// as the shortest token or credentials a request may carry, so that the
+// kept request decodes as the original did.
+const redactedSecret = "redacted-by-the-storefront-00000"
+
+// KeptRequest is a request as the storefront keeps it at rest and digests
+// it for the ledger: the webhook secrets of its push_notification_config
+// (token, authentication.credentials) replaced by a placeholder. The
+// storefront keeps those only sealed, with the task's webhook, so that no
+// copy of the request holds them in plaintext. A request without a push
+// config is returned byte for byte; one with it is re-encoded (from its
+// decoded form, in which a member given twice is the last one given, as
+// DecodeRequest reads it).
+func KeptRequest(args []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	var m map[string]any
+	if dec.Decode(&m) != nil {
+		return args
+	}
+	push, ok := m["push_notification_config"]
+	if !ok {
+		return args
+	}
+	if p, ok := push.(map[string]any); ok {
+		if _, ok := p["token"].(string); ok {
+			p["token"] = redactedSecret
+		}
+		if a, ok := p["authentication"].(map[string]any); ok {
+			if _, ok := a["credentials"].(string); ok {
+				a["credentials"] = redactedSecret
+			}
+		}
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return args
+	}
+	return out
+}
+
 func decodePush(o object) *PushConfig {
 	p := &PushConfig{URL: o.str("url"), OperationID: o.str("operation_id"), Token: o.str("token")}
 	const path = "push_notification_config"

@@ -82,6 +82,20 @@ type Call struct {
 	// curating marks the background run of a brief the storefront
 	// accepted as a task: it takes no directive and starts no task.
 	curating bool
+	// claim is the directive this call claimed, spent by the answer
+	// that carries it (finish) and released otherwise.
+	claim *Claim
+	// kept is Args as they may be kept and digested (KeptRequest);
+	// nil until run has decoded them.
+	kept []byte
+}
+
+// keptArgs is c's request as it may be kept at rest and digested.
+func (c Call) keptArgs() []byte {
+	if c.kept != nil {
+		return c.kept
+	}
+	return c.Args
 }
 
 // Result is the answer to a call: the outcome, its wire bytes, and the
@@ -188,10 +202,53 @@ type Seeds interface {
 	SeededSnapshot(ctx context.Context, publisher, principal string) (*Snapshot, error)
 }
 
-// Directives hands out one-shot compliance directives.
+// Directives hands out one-shot compliance directives. A call claims the
+// directive it may answer with; once the answer carrying it is recorded
+// the call spends it, and any call refused along the way (its push
+// config, an outage, the ledger) releases it, so that a directive is
+// spent only by a call answered with it.
 type Directives interface {
-	// Take consumes the directive for (account, principal), if any.
-	Take(ctx context.Context, publisherID, accountKey, principalID string) (*Directive, error)
+	// Claim holds the directive for (account, principal), if any, for
+	// this call alone: nil when there is none or another call holds it.
+	Claim(ctx context.Context, publisherID, accountKey, principalID string) (*Claim, error)
+	// Spend consumes the claimed directive. An error means the claim no
+	// longer holds (replaced, or taken over once its lease ran out) or
+	// could not be settled: the call must not answer with it.
+	Spend(ctx context.Context, c *Claim) error
+	// Release gives the directive back for the next call.
+	Release(ctx context.Context, c *Claim) error
+}
+
+// Claim is one call's hold on a directive.
+type Claim struct {
+	Directive
+	Publisher, Account, Principal string
+	// Token names the claimant; only it spends or releases the claim.
+	Token string
+	// spent is set once the claim is spent.
+	spent bool
+}
+
+// Settle releases c unless the call spent it. Callers defer it right
+// after claiming, so that every refusal gives the directive back.
+func Settle(ctx context.Context, d Directives, c *Claim, log *slog.Logger) {
+	if c == nil || c.spent {
+		return
+	}
+	if err := d.Release(context.WithoutCancel(ctx), c); err != nil {
+		// The claim runs out on its own: the directive is the next
+		// call's once its lease ends.
+		log.Warn("releasing a directive failed; it returns when its claim runs out", "publisher", c.Publisher, "err", err)
+	}
+}
+
+// SpendClaim spends c, marking it spent for Settle.
+func SpendClaim(ctx context.Context, d Directives, c *Claim) error {
+	if err := d.Spend(context.WithoutCancel(ctx), c); err != nil {
+		return err
+	}
+	c.spent = true
+	return nil
 }
 
 // Directive forces the next eligible get_products into an arm.
@@ -239,6 +296,10 @@ func (s *Service) Preview(ctx context.Context, c Call, snap *Snapshot) Result {
 
 func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Result {
 	req, reqErr := DecodeRequest(c.Args)
+	if req == nil || req.Push != nil {
+		// Only a request with a webhook has secrets to keep out.
+		c.kept = KeptRequest(c.Args)
+	}
 	var env outcome.Envelope
 	if req != nil {
 		env.Context = req.Context
@@ -319,12 +380,15 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 			// call names; its directives are kept under no account.
 			key = ""
 		}
-		d, err := s.Directives.Take(ctx, c.PublisherID, key, c.Principal.ID)
+		claim, err := s.Directives.Claim(ctx, c.PublisherID, key, c.Principal.ID)
 		if err != nil {
 			trace.Error = err.Error()
 			return s.fail(ctx, c, env, req, trace, false, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
 		}
-		directive = d
+		if claim != nil {
+			defer Settle(ctx, s.Directives, claim, s.log())
+			directive, c.claim = &claim.Directive, claim
+		}
 	}
 
 	brief := NormaliseBrief(req, s.now())
@@ -405,7 +469,7 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 // submit records the task a submitted directive creates. A webhook the
 // storefront cannot honour is refused, never silently dropped.
 func (s *Service) submit(ctx context.Context, c Call, req *Request, acct Account, d *Directive) (Submission, *outcome.Error) {
-	sub := Submission{TaskID: d.TaskID, Account: acct.Key, Principal: c.Principal.ID, Message: d.Message, Request: c.Args, Push: req.Push}
+	sub := Submission{TaskID: d.TaskID, Account: acct.Key, Principal: c.Principal.ID, Message: d.Message, Request: c.keptArgs(), Push: req.Push}
 	if req.Push != nil {
 		if req.Push.OperationID == "" {
 			e := ErrorOf(baseScreen, adcp.InvalidRequest, "push_notification_config.operation_id", "a task that registers a webhook needs push_notification_config.operation_id", nil)
@@ -695,9 +759,18 @@ func (s *Service) finish(ctx context.Context, c Call, o outcome.Outcome, req *Re
 	if err != nil {
 		s.log().Error("ledger append failed: answering with the error arm", "publisher", c.PublisherID, "err", err)
 		trace.Error = "ledger: " + err.Error()
-		f := outcome.NewFailed(o.Envelope(), outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
-		p, _ := f.Encode()
-		return Result{Outcome: f, Payload: p, Trace: trace}
+		return s.unavailable(o.Envelope(), trace)
+	}
+	if forced && c.claim != nil {
+		// The answer carrying the directive is recorded: spend it now,
+		// before the answer leaves. A claim that no longer holds is not
+		// answered with, and the recorded decision has no reply, as
+		// when a caller goes away mid-append.
+		if err := SpendClaim(ctx, s.Directives, c.claim); err != nil {
+			s.log().Error("spending a directive failed: answering with the error arm", "publisher", c.PublisherID, "err", err)
+			trace.Error = "directive: " + err.Error()
+			return s.unavailable(o.Envelope(), trace)
+		}
 	}
 	if o.Arm() == outcome.Rejected {
 		o = o.WithReceipt(outcome.Receipt{Sequence: entry.Sequence, EntryHash: entry.Hash})
@@ -708,12 +781,20 @@ func (s *Service) finish(ctx context.Context, c Call, o outcome.Outcome, req *Re
 	return Result{Outcome: o, Payload: payload, Trace: trace}
 }
 
+// unavailable is the transient error arm for an answer that could not be
+// settled.
+func (s *Service) unavailable(env outcome.Envelope, trace Trace) Result {
+	f := outcome.NewFailed(env, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
+	p, _ := f.Encode()
+	return Result{Outcome: f, Payload: p, Trace: trace}
+}
+
 func (s *Service) record(c Call, o outcome.Outcome, req *Request, acct Account, trace Trace, d merch.Decision, payload []byte, forced bool) ledger.Record {
 	r := ledger.Record{
 		Publisher:       c.PublisherID,
 		Account:         acct.Key,
 		Principal:       c.Principal.ID,
-		RequestDigest:   ledger.Digest(c.Args),
+		RequestDigest:   ledger.Digest(c.keptArgs()),
 		RulebookVersion: trace.RulebookVersion,
 		Arm:             o.Arm().String(),
 		Slug:            o.Slug(),
@@ -725,7 +806,7 @@ func (s *Service) record(c Call, o outcome.Outcome, req *Request, acct Account, 
 	if !forced {
 		// Kept beside the chain for backtests, which replay what the
 		// rulebook decided; forced answers it did not decide.
-		r.Request = c.Args
+		r.Request = c.keptArgs()
 	}
 	if r.Slug == "" {
 		for _, e := range o.Errors() {
@@ -752,7 +833,7 @@ func (s *Service) fail(ctx context.Context, c Call, env outcome.Envelope, req *R
 		}
 		rec := ledger.Record{
 			Publisher: c.PublisherID, Account: acctKey, Principal: c.Principal.ID,
-			RequestDigest: ledger.Digest(c.Args), RulebookVersion: trace.RulebookVersion,
+			RequestDigest: ledger.Digest(c.keptArgs()), RulebookVersion: trace.RulebookVersion,
 			Arm: "failed", ResponseDigest: ledger.Digest(payload),
 		}
 		if _, err := s.Ledger.Append(ctx, rec); err != nil {

@@ -2,8 +2,11 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/ledger"
@@ -75,12 +78,45 @@ func (l Ledger) Append(ctx context.Context, r ledger.Record) (ledger.Entry, erro
 	return l.Store.Append(ctx, r)
 }
 
+// DirectiveLease is how long a call's claim on a directive holds: far
+// longer than any call takes to be answered, so that only a call that died
+// holding it leaves the directive claimed, and then not for long.
+const DirectiveLease = 30 * time.Second
+
 // Directives implements products.Directives over a Store.
 type Directives struct{ Store Store }
 
-// Take implements products.Directives.
-func (d Directives) Take(ctx context.Context, publisher, account, principal string) (*products.Directive, error) {
-	return d.Store.TakeDirective(ctx, publisher, account, principal)
+// Claim implements products.Directives, under a fresh random token.
+func (d Directives) Claim(ctx context.Context, publisher, account, principal string) (*products.Claim, error) {
+	token, err := NewToken()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := d.Store.ClaimDirective(ctx, publisher, account, principal, token, DirectiveLease)
+	if err != nil || dir == nil {
+		return nil, err
+	}
+	return &products.Claim{Directive: *dir, Publisher: publisher, Account: account, Principal: principal, Token: token}, nil
+}
+
+// Spend implements products.Directives.
+func (d Directives) Spend(ctx context.Context, c *products.Claim) error {
+	return d.Store.SpendDirective(ctx, c.Publisher, c.Account, c.Principal, c.Token)
+}
+
+// Release implements products.Directives.
+func (d Directives) Release(ctx context.Context, c *products.Claim) error {
+	return d.Store.ReleaseDirective(ctx, c.Publisher, c.Account, c.Principal, c.Token)
+}
+
+// NewToken returns a fresh ownership token for a reservation or a claim:
+// 128 random bits, so that no other owner's token can be guessed.
+func NewToken() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
 }
 
 // Tasks implements products.Tasks over a Store.

@@ -39,13 +39,14 @@ func (o Observed) SetDirective(ctx context.Context, publisher, account, principa
 	return err
 }
 
-// TakeDirective implements Store.
-func (o Observed) TakeDirective(ctx context.Context, publisher, account, principal string) (*products.Directive, error) {
-	d, err := o.Store.TakeDirective(ctx, publisher, account, principal)
-	if d != nil {
+// SpendDirective implements Store: a directive is taken when the call
+// answered with it spends it.
+func (o Observed) SpendDirective(ctx context.Context, publisher, account, principal, token string) error {
+	err := o.Store.SpendDirective(ctx, publisher, account, principal, token)
+	if err == nil {
 		o.Metrics.Directive(publisher, "taken")
 	}
-	return d, err
+	return err
 }
 
 // CreateTask implements Store.

@@ -29,7 +29,9 @@ var (
 	// ErrNotFound: the thing does not exist, or belongs to another
 	// publisher (the two are not told apart).
 	ErrNotFound = errors.New("not found")
-	// ErrConflict: an If-Match precondition did not hold.
+	// ErrConflict: an If-Match precondition did not hold, or a token
+	// no longer owns the reservation or claim it names (its lease ran
+	// out and another took it over, or it was released or replaced).
 	ErrConflict = errors.New("version conflict")
 	// ErrExists: a create collided with an existing key.
 	ErrExists = errors.New("already exists")
@@ -127,6 +129,15 @@ type Replay struct {
 	// Slug is the decline slug of a cached rejection, for transport _meta.
 	Slug      string
 	CreatedAt time.Time
+	// Token is the owner of a reservation: a random value the request
+	// reserves the key with. Only the owner completes or releases the
+	// reservation; a record a store returns never carries it.
+	Token string
+	// Expires is when an in-flight reservation's lease ends, on the
+	// store's clock: from then on another request may take the key over
+	// under a token of its own, and the old owner's late writes are
+	// refused.
+	Expires time.Time
 }
 
 // TaskOwner is who a task belongs to: the account and the principal that
@@ -298,22 +309,40 @@ type Store interface {
 	LedgerLen(ctx context.Context, publisher string) (int64, error)
 
 	// SetDirective stores the directive for (account, principal),
-	// replacing any earlier one.
+	// replacing any earlier one, claimed or not: a claim on the one it
+	// replaces no longer holds.
 	SetDirective(ctx context.Context, publisher, account, principal string, d products.Directive) error
-	// TakeDirective removes and returns the directive for (account,
-	// principal); nil when there is none. Exactly one caller gets it.
-	TakeDirective(ctx context.Context, publisher, account, principal string) (*products.Directive, error)
+	// ClaimDirective claims the directive for (account, principal) with
+	// token for lease, on the store's clock, and returns it; nil when
+	// there is none, or another call's claim on it still holds. Of
+	// callers claiming one directive at once exactly one gets it. The
+	// claimant then spends it (answered with it) or releases it.
+	ClaimDirective(ctx context.Context, publisher, account, principal, token string, lease time.Duration) (*products.Directive, error)
+	// SpendDirective removes the directive token claimed. ErrConflict
+	// when the claim no longer holds: the directive was replaced, or
+	// its lease ran out and another call claimed it.
+	SpendDirective(ctx context.Context, publisher, account, principal, token string) error
+	// ReleaseDirective drops token's claim, so that the next call gets
+	// the directive. It does nothing when the claim no longer holds.
+	ReleaseDirective(ctx context.Context, publisher, account, principal, token string) error
 
-	// ReserveReplay claims an idempotency key for a request. It returns
-	// nil when the caller now owns the key and must complete or release
-	// it, or the record already there: completed (replay it, or refuse a
-	// different payload) or still in flight. A reservation left in flight
-	// for longer than staleAfter is taken over.
-	ReserveReplay(ctx context.Context, publisher string, r Replay, staleAfter time.Duration) (*Replay, error)
-	// CompleteReplay stores the response for a reserved key.
-	CompleteReplay(ctx context.Context, publisher, scope, key string, payload []byte, failed bool, slug string) error
-	// ReleaseReplay drops a reservation, so that a retry runs afresh.
-	ReleaseReplay(ctx context.Context, publisher, scope, key string) error
+	// ReserveReplay claims an idempotency key for a request, owned by
+	// r.Token for lease (on the store's clock). It returns nil when the
+	// token now owns the key and must complete or release it, or the
+	// record already there: completed (replay it, or refuse a different
+	// payload) or still in flight, with the time its lease ends. A
+	// reservation whose lease has ended is taken over by the new token.
+	ReserveReplay(ctx context.Context, publisher string, r Replay, lease time.Duration) (*Replay, error)
+	// CompleteReplay stores the response for the key token reserved.
+	// ErrNotFound when the key has no record; ErrConflict when token
+	// does not own it in flight (taken over, or completed already):
+	// nothing is written.
+	CompleteReplay(ctx context.Context, publisher, scope, key, token string, payload []byte, failed bool, slug string) error
+	// ReleaseReplay drops token's reservation, so that a retry runs
+	// afresh. It does nothing when token does not own the key in flight:
+	// a late release never drops a newer owner's reservation or a
+	// completed response.
+	ReleaseReplay(ctx context.Context, publisher, scope, key, token string) error
 	// PurgeReplays removes records created before cutoff.
 	PurgeReplays(ctx context.Context, publisher string, before time.Time) (int64, error)
 

@@ -4,9 +4,11 @@
 // timestamp across retries, retried with backoff on failure and bounded in
 // time. Delivery state is kept in the Store.
 //
-// It must never send to a URL the policy refuses: in production only
-// public https endpoints; in sandbox mode loopback http receivers too, for
-// compliance runners.
+// It must never send to a URL the policy refuses, nor connect to an
+// address the guard refuses whatever a name resolves to: in production
+// only public https endpoints; in sandbox mode loopback http receivers
+// too, for compliance runners. The guard (guard.go) is the one dial-time
+// check for every outbound call to a buyer-chosen URL.
 package webhook
 
 import (
@@ -33,11 +35,16 @@ import (
 	"github.com/storefront/storefront/store"
 )
 
-// Policy decides which URLs may receive webhooks.
+// Policy decides which URLs may receive webhooks, and which addresses the
+// storefront connects to when it calls a URL a buyer chose (guard.go).
 type Policy struct {
 	// AllowLoopback admits http and https to loopback addresses: sandbox
-	// mode, for compliance runners' local receivers.
+	// mode, for compliance runners' local receivers. It never admits
+	// private, link-local or other non-public addresses.
 	AllowLoopback bool
+	// Resolver, when set, resolves names for the guarded dialer (tests
+	// answer with addresses of their choosing); nil is the system's.
+	Resolver *net.Resolver
 }
 
 // Check reports why rawURL may not receive webhooks, or nil.
@@ -71,13 +78,6 @@ func (p Policy) CheckURL(rawURL, what string) error {
 		return fmt.Errorf("the %s must use https", what)
 	}
 	return nil
-}
-
-// Public reports whether ip is an address on the public internet: not
-// private, loopback, link-local, unspecified or multicast.
-func Public(ip net.IP) bool {
-	return !ip.IsLoopback() && !ip.IsPrivate() && !ip.IsLinkLocalUnicast() && !ip.IsLinkLocalMulticast() &&
-		!ip.IsUnspecified() && !ip.IsMulticast()
 }
 
 // Payload is core/mcp-webhook-payload.json for a task's terminal state.
@@ -119,9 +119,10 @@ type Signer interface {
 }
 
 // New returns a sender with production defaults: 8 attempts over about
-// four minutes, 10 seconds per attempt.
+// four minutes, 10 seconds per attempt, through the policy's guarded
+// client, which follows no redirect.
 func New(s store.Store, p Policy, log *slog.Logger) *Sender {
-	return &Sender{Store: s, Policy: p, Client: &http.Client{Timeout: 10 * time.Second}, Log: log,
+	return &Sender{Store: s, Policy: p, Client: p.Client(10 * time.Second), Log: log,
 		Attempts: 8, Backoff: time.Second, Timeout: 10 * time.Second, Now: time.Now}
 }
 
@@ -257,6 +258,10 @@ func (s *Sender) post(ctx context.Context, publisher string, w *store.Webhook, b
 		}
 	}
 	resp, err := s.Client.Do(req)
+	if errors.Is(err, ErrRefusedAddress) {
+		// The name resolves where the storefront does not connect.
+		return permanent{err}
+	}
 	if err != nil {
 		return err
 	}
@@ -267,6 +272,8 @@ func (s *Sender) post(ctx context.Context, publisher string, w *store.Webhook, b
 		return nil
 	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusRequestTimeout:
 		return fmt.Errorf("receiver answered %d", resp.StatusCode)
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		return permanent{fmt.Errorf("receiver redirected with %d; webhooks follow no redirect", resp.StatusCode)}
 	}
 	return permanent{fmt.Errorf("receiver refused the notification with %d", resp.StatusCode)}
 }

@@ -61,7 +61,10 @@ func Start(t testing.TB, now func() time.Time) *Agent {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "govstub", Version: "0"}, nil)
 	srv.AddTool(&mcp.Tool{Name: "check_governance", Description: "Campaign governance check (test agent).",
 		InputSchema: json.RawMessage(`{"type":"object","additionalProperties":true}`)}, a.check)
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true,
+		// Tests reach the stub by public names their own DNS points at
+		// loopback, which the SDK's rebinding protection would refuse.
+		DisableLocalhostProtection: true})
 	a.server = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a.mu.Lock()
 		a.auths = append(a.auths, r.Header.Get("Authorization"))

@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sort"
 	"time"
@@ -45,6 +46,10 @@ func (s *Store) extra(publisher string) (*extra, error) {
 
 func replayKey(scope, key string) string { return scope + "\x00" + key }
 
+// errNoToken refuses a reservation or claim without an owner: it could
+// never be completed, released or told apart from another's.
+var errNoToken = errors.New("memstore: a reservation needs an ownership token")
+
 // stamp is how times are kept: in UTC, to the microsecond, as PostgreSQL
 // keeps them, so that both stores hand back the same instants.
 func stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
@@ -63,7 +68,10 @@ func stampDelivery(d store.Delivery) store.Delivery {
 	return d
 }
 
-func (s *Store) ReserveReplay(ctx context.Context, publisher string, r store.Replay, staleAfter time.Duration) (*store.Replay, error) {
+func (s *Store) ReserveReplay(ctx context.Context, publisher string, r store.Replay, lease time.Duration) (*store.Replay, error) {
+	if r.Token == "" {
+		return nil, errNoToken
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	x, err := s.extra(publisher)
@@ -72,44 +80,55 @@ func (s *Store) ReserveReplay(ctx context.Context, publisher string, r store.Rep
 	}
 	k := replayKey(r.Scope, r.Key)
 	now := stamp(s.now())
-	if old, ok := x.replays[k]; ok && (old.Done || now.Sub(old.CreatedAt) < staleAfter) {
+	if old, ok := x.replays[k]; ok && (old.Done || now.Before(old.Expires)) {
 		c := old
-		c.Payload = slices.Clone(old.Payload)
+		c.Payload, c.Token = slices.Clone(old.Payload), ""
 		return &c, nil
 	}
 	r.Done, r.Payload, r.Failed, r.Slug = false, nil, false, ""
-	r.CreatedAt = now
+	r.CreatedAt, r.Expires = now, stamp(now.Add(lease))
 	x.replays[k] = r
 	return nil, nil
 }
 
-func (s *Store) CompleteReplay(ctx context.Context, publisher, scope, key string, payload []byte, failed bool, slug string) error {
+// owned returns the record of key that token holds in flight: ErrNotFound
+// without a record, ErrConflict when token does not own it in flight.
+func (x *extra) owned(scope, key, token string) (store.Replay, error) {
+	r, ok := x.replays[replayKey(scope, key)]
+	switch {
+	case !ok:
+		return r, store.ErrNotFound
+	case r.Done || token == "" || r.Token != token:
+		return r, store.ErrConflict
+	}
+	return r, nil
+}
+
+func (s *Store) CompleteReplay(ctx context.Context, publisher, scope, key, token string, payload []byte, failed bool, slug string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	x, err := s.extra(publisher)
 	if err != nil {
 		return err
 	}
-	k := replayKey(scope, key)
-	r, ok := x.replays[k]
-	if !ok {
-		return store.ErrNotFound
+	r, err := x.owned(scope, key, token)
+	if err != nil {
+		return err
 	}
 	r.Done, r.Payload, r.Failed, r.Slug = true, slices.Clone(payload), failed, slug
-	x.replays[k] = r
+	x.replays[replayKey(scope, key)] = r
 	return nil
 }
 
-func (s *Store) ReleaseReplay(ctx context.Context, publisher, scope, key string) error {
+func (s *Store) ReleaseReplay(ctx context.Context, publisher, scope, key, token string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	x, err := s.extra(publisher)
 	if err != nil {
 		return err
 	}
-	k := replayKey(scope, key)
-	if r, ok := x.replays[k]; ok && !r.Done {
-		delete(x.replays, k)
+	if _, err := x.owned(scope, key, token); err == nil {
+		delete(x.replays, replayKey(scope, key))
 	}
 	return nil
 }
@@ -142,11 +161,12 @@ func (s *Store) CreateTask(ctx context.Context, publisher string, t store.Task) 
 	if err != nil {
 		return err
 	}
-	return s.createTask(x, t)
+	return s.createTask(publisher, x, t)
 }
 
-// createTask stores a new task; the caller holds s.mu.
-func (s *Store) createTask(x *extra, t store.Task) error {
+// createTask stores a new task, its webhook's secrets sealed; the caller
+// holds s.mu.
+func (s *Store) createTask(publisher string, x *extra, t store.Task) error {
 	k := taskKey(t.Owner, t.ID)
 	if _, ok := x.tasks[k]; ok {
 		return store.ErrExists
@@ -154,7 +174,12 @@ func (s *Store) createTask(x *extra, t store.Task) error {
 	now := stamp(s.now())
 	t.CreatedAt, t.UpdatedAt = now, now
 	t.CompletedAt, t.Delivery = stampPtr(t.CompletedAt), stampDelivery(t.Delivery)
-	x.tasks[k] = clone(t)
+	t = clone(t)
+	t, err := s.sealTask(publisher, t)
+	if err != nil {
+		return err
+	}
+	x.tasks[k] = t
 	return nil
 }
 
@@ -169,7 +194,7 @@ func (s *Store) Task(ctx context.Context, publisher string, owner store.TaskOwne
 	if !ok {
 		return store.Task{}, store.ErrNotFound
 	}
-	return clone(t), nil
+	return s.openTask(publisher, t)
 }
 
 func (s *Store) PrincipalTasks(ctx context.Context, publisher, principal, id string) ([]store.Task, error) {
@@ -191,7 +216,7 @@ func (s *Store) PrincipalTasks(ctx context.Context, publisher, principal, id str
 		}
 		return out[i].Owner.Account < out[j].Owner.Account
 	})
-	return clone(out), nil
+	return s.openTasks(publisher, out...)
 }
 
 func (s *Store) ListTasks(ctx context.Context, publisher string, owner store.TaskOwner, f store.TaskFilter) ([]store.Task, int, error) {
@@ -220,7 +245,11 @@ func (s *Store) ListTasks(ctx context.Context, publisher string, owner store.Tas
 	if f.Limit > 0 && len(all) > f.Limit {
 		all = all[:f.Limit]
 	}
-	return clone(all), total, nil
+	out, err := s.openTasks(publisher, all...)
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, total, nil
 }
 
 func (s *Store) FinishTask(ctx context.Context, publisher string, owner store.TaskOwner, id, status string, result []byte, at time.Time) (store.Task, error) {
@@ -230,7 +259,11 @@ func (s *Store) FinishTask(ctx context.Context, publisher string, owner store.Ta
 	if err != nil {
 		return store.Task{}, err
 	}
-	return finishTask(x, owner, id, status, result, at)
+	t, err := finishTask(x, owner, id, status, result, at)
+	if err != nil {
+		return store.Task{}, err
+	}
+	return s.openTask(publisher, t)
 }
 
 // finishTask moves a task to a terminal status; the caller holds s.mu.

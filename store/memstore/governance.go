@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/storefront/storefront/store"
 )
@@ -17,6 +18,9 @@ func (s *Store) GovernanceAgent(ctx context.Context, publisher, account string) 
 	if !ok {
 		return store.GovernanceAgent{}, store.ErrNotFound
 	}
+	if g.Credentials, err = s.keys.OpenString(g.Credentials, store.GovernanceSecretContext(publisher, account)); err != nil {
+		return store.GovernanceAgent{}, fmt.Errorf("memstore: the governance agent's credentials: %w", err)
+	}
 	return g, nil
 }
 
@@ -27,8 +31,16 @@ func (s *Store) PutGovernanceAgents(ctx context.Context, publisher string, agent
 	if err != nil {
 		return err
 	}
-	for _, g := range agents {
+	sealed := make([]store.GovernanceAgent, len(agents))
+	for i, g := range agents {
 		g.UpdatedAt = stamp(g.UpdatedAt)
+		if g.Credentials, err = s.keys.SealString(g.Credentials, store.GovernanceSecretContext(publisher, g.Account)); err != nil {
+			return fmt.Errorf("memstore: the governance agent's credentials: %w", err)
+		}
+		sealed[i] = g
+	}
+	// All of them or none.
+	for _, g := range sealed {
 		b.governance[g.Account] = g
 	}
 	return nil

@@ -201,7 +201,7 @@ func (s *Store) CreateOrder(ctx context.Context, publisher string, o store.Order
 	if _, ok := st.orders[o.TaskID]; ok {
 		return store.ErrExists
 	}
-	if err := s.createTask(x, t); err != nil {
+	if err := s.createTask(publisher, x, t); err != nil {
 		return err
 	}
 	o.CreatedAt, o.DecidedAt = stamp(o.CreatedAt), stamp(o.DecidedAt)
@@ -283,7 +283,7 @@ func (s *Store) DecideOrder(ctx context.Context, publisher string, d store.Decis
 	}
 	o.Status, o.DecidedAt, o.DecidedBy, o.Slug, o.Reason = d.Status, stamp(d.At), d.By, d.Slug, d.Reason
 	st.orders[d.TaskID] = o
-	return t, nil
+	return s.openTask(publisher, t)
 }
 
 func (s *Store) ReportDelivery(ctx context.Context, publisher string, rows []mediabuy.Row) error {

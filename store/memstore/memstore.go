@@ -19,6 +19,7 @@ import (
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/store/keyring"
 )
 
 // Store is an in-memory store.Store.
@@ -30,6 +31,8 @@ type Store struct {
 	trails map[string]*trail
 	extras map[string]*extra
 	now    func() time.Time
+	// keys seal the secrets kept (secrets.go).
+	keys *keyring.Keyring
 
 	subMu sync.Mutex
 	subs  map[chan string]struct{}
@@ -57,7 +60,7 @@ type publisher struct {
 	checkpoint ledger.Entry
 	// requests are the requests kept beside the chain, by sequence.
 	requests   map[int64][]byte
-	directives map[string]products.Directive
+	directives map[string]directive
 	// signingKeys are newest first; at most the first is active.
 	signingKeys []store.SigningKey
 }
@@ -70,7 +73,7 @@ const DefaultLedgerRetain = 20_000
 // New returns an empty store.
 func New() *Store {
 	return &Store{pubs: map[string]*publisher{}, now: time.Now, subs: map[chan string]struct{}{},
-		LedgerRetain: DefaultLedgerRetain}
+		LedgerRetain: DefaultLedgerRetain, keys: keyring.Random()}
 }
 
 var (
@@ -125,7 +128,7 @@ func (s *Store) PutPublisher(ctx context.Context, info products.Publisher) error
 	p, ok := s.pubs[info.ID]
 	if !ok {
 		p = &publisher{accounts: map[string]store.Account{}, byKey: map[string]string{},
-			directives: map[string]products.Directive{}, catChanges: map[string][]catChange{}, requests: map[int64][]byte{}}
+			directives: map[string]directive{}, catChanges: map[string][]catChange{}, requests: map[int64][]byte{}}
 		s.pubs[info.ID] = p
 		s.order = append(s.order, info.ID)
 	}
@@ -436,6 +439,14 @@ func (s *Store) Tamper(publisher string, seq int64, edit func(*ledger.Entry)) {
 
 func directiveKey(account, principal string) string { return account + "\x00" + principal }
 
+// directive is a stored directive and the claim on it, if any.
+type directive struct {
+	d products.Directive
+	// token claimed it until until; "" when unclaimed.
+	token string
+	until time.Time
+}
+
 func (s *Store) SetDirective(ctx context.Context, publisher, account, principal string, d products.Directive) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -443,11 +454,14 @@ func (s *Store) SetDirective(ctx context.Context, publisher, account, principal 
 	if err != nil {
 		return err
 	}
-	p.directives[directiveKey(account, principal)] = clone(d)
+	p.directives[directiveKey(account, principal)] = directive{d: clone(d)}
 	return nil
 }
 
-func (s *Store) TakeDirective(ctx context.Context, publisher, account, principal string) (*products.Directive, error) {
+func (s *Store) ClaimDirective(ctx context.Context, publisher, account, principal, token string, lease time.Duration) (*products.Directive, error) {
+	if token == "" {
+		return nil, errNoToken
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, err := s.pub(publisher)
@@ -456,11 +470,49 @@ func (s *Store) TakeDirective(ctx context.Context, publisher, account, principal
 	}
 	k := directiveKey(account, principal)
 	d, ok := p.directives[k]
-	if !ok {
+	now := stamp(s.now())
+	if !ok || (d.token != "" && now.Before(d.until)) {
 		return nil, nil
 	}
+	d.token, d.until = token, stamp(now.Add(lease))
+	p.directives[k] = d
+	out := clone(d.d)
+	return &out, nil
+}
+
+// claimed finds the directive token holds a claim on: ErrNotFound for an
+// unknown publisher, ok false when token holds none. The caller holds s.mu.
+func (s *Store) claimed(pubID, account, principal, token string) (p *publisher, k string, d directive, ok bool, err error) {
+	if p, err = s.pub(pubID); err != nil {
+		return nil, "", d, false, err
+	}
+	k = directiveKey(account, principal)
+	d, ok = p.directives[k]
+	return p, k, d, ok && token != "" && d.token == token, nil
+}
+
+func (s *Store) SpendDirective(ctx context.Context, publisher, account, principal, token string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, k, _, ok, err := s.claimed(publisher, account, principal, token)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return store.ErrConflict
+	}
 	delete(p.directives, k)
-	return &d, nil
+	return nil
+}
+
+func (s *Store) ReleaseDirective(ctx context.Context, publisher, account, principal, token string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, k, d, ok, err := s.claimed(publisher, account, principal, token)
+	if ok {
+		p.directives[k] = directive{d: d.d}
+	}
+	return err
 }
 
 func (s *Store) Changes(ctx context.Context) <-chan string {

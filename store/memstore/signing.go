@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/storefront/storefront/store"
@@ -14,7 +15,13 @@ func (s *Store) SigningKeys(ctx context.Context, publisher string) ([]store.Sign
 	if err != nil {
 		return nil, err
 	}
-	return clone(p.signingKeys), nil
+	out := clone(p.signingKeys)
+	for i := range out {
+		if out[i].Private, err = store.OpenSecret(s.keys, out[i].Private, store.SigningSecretContext(publisher, out[i].KID)); err != nil {
+			return nil, fmt.Errorf("memstore: signing key %s: %w", out[i].KID, err)
+		}
+	}
+	return out, nil
 }
 
 func (s *Store) CreateSigningKey(ctx context.Context, publisher string, k store.SigningKey) error {
@@ -27,7 +34,21 @@ func (s *Store) CreateSigningKey(ctx context.Context, publisher string, k store.
 	if len(p.signingKeys) > 0 && p.signingKeys[0].RetiredAt == nil {
 		return store.ErrExists
 	}
+	if k, err = s.sealSigningKey(publisher, k); err != nil {
+		return err
+	}
 	return p.addSigningKey(k)
+}
+
+// sealSigningKey returns k with its private half sealed; the caller holds
+// s.mu.
+func (s *Store) sealSigningKey(publisher string, k store.SigningKey) (store.SigningKey, error) {
+	sealed, err := s.keys.Seal(k.Private, store.SigningSecretContext(publisher, k.KID))
+	if err != nil {
+		return k, fmt.Errorf("memstore: signing key %s: %w", k.KID, err)
+	}
+	k.Private = sealed
+	return k, nil
 }
 
 func (s *Store) RotateSigningKey(ctx context.Context, publisher string, k store.SigningKey) error {
@@ -39,6 +60,9 @@ func (s *Store) RotateSigningKey(ctx context.Context, publisher string, k store.
 	}
 	if p.hasSigningKey(k.KID) {
 		return store.ErrExists
+	}
+	if k, err = s.sealSigningKey(publisher, k); err != nil {
+		return err
 	}
 	if len(p.signingKeys) > 0 && p.signingKeys[0].RetiredAt == nil {
 		at := k.CreatedAt.UTC()

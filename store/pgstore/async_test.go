@@ -48,7 +48,7 @@ func TestAsyncReplicas(t *testing.T) {
 	for round := range 5 {
 		var owners atomic.Int32
 		race(16, func(i int) {
-			r := store.Replay{Scope: "buyer|acct_1|get_products", Key: fmt.Sprintf("key-%d", round), RequestHash: fmt.Sprint(i)}
+			r := store.Replay{Scope: "buyer|acct_1|get_products", Key: fmt.Sprintf("key-%d", round), RequestHash: fmt.Sprint(i), Token: fmt.Sprintf("token-%d", i)}
 			got, err := replica(i).ReserveReplay(ctx, alpha.ID, r, time.Hour)
 			if err != nil {
 				t.Errorf("ReserveReplay = %v", err)
@@ -64,10 +64,13 @@ func TestAsyncReplicas(t *testing.T) {
 	// A response completed on one replica replays byte for byte on the
 	// other.
 	payload := []byte(`{"z":"ünïcödé","a":[2,1]}`)
-	if err := a.CompleteReplay(ctx, alpha.ID, "buyer|acct_1|get_products", "key-0", payload, false, ""); err != nil {
+	if _, err := a.ReserveReplay(ctx, alpha.ID, store.Replay{Scope: "buyer|acct_1|get_products", Key: "key-a", Token: "a-token"}, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	got, err := b.ReserveReplay(ctx, alpha.ID, store.Replay{Scope: "buyer|acct_1|get_products", Key: "key-0"}, time.Hour)
+	if err := a.CompleteReplay(ctx, alpha.ID, "buyer|acct_1|get_products", "key-a", "a-token", payload, false, ""); err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.ReserveReplay(ctx, alpha.ID, store.Replay{Scope: "buyer|acct_1|get_products", Key: "key-a", Token: "b-token"}, time.Hour)
 	if err != nil || got == nil || !got.Done || !bytes.Equal(got.Payload, payload) {
 		t.Errorf("replica b: ReserveReplay(completed on a) = %+v, %v, want the payload byte for byte", got, err)
 	}
@@ -112,22 +115,42 @@ func TestAsyncReplicas(t *testing.T) {
 	}
 }
 
-// TestReplayStalenessUsesTheDatabaseClock runs a replica whose clock is an
-// hour ahead: it must not take over a reservation another replica made a
-// moment ago, however stale its own clock says it is.
-func TestReplayStalenessUsesTheDatabaseClock(t *testing.T) {
+// TestReplayLeaseAcrossReplicas: a reservation's lease is judged on the
+// storefront's clock, so a replica whose clock says the lease has ended
+// takes the key over under its own token, and the first replica's late
+// completion and release are refused: the takeover's record stands.
+func TestReplayLeaseAcrossReplicas(t *testing.T) {
 	url := pgtest.NewDatabase(t)
-	a, ahead := pgtest.OpenURL(t, url), pgtest.OpenURL(t, url)
-	pgstore.SetClock(ahead, func() time.Time { return time.Now().Add(time.Hour) })
+	a, later := pgtest.OpenURL(t, url), pgtest.OpenURL(t, url)
+	start := time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC)
+	pgstore.SetClock(a, func() time.Time { return start })
+	pgstore.SetClock(later, func() time.Time { return start.Add(time.Minute) })
 	ctx := t.Context()
 	putPublishers(t, a, alpha)
-	r := store.Replay{Scope: "buyer|acct_1|get_products", Key: "k", RequestHash: "h"}
+	r := store.Replay{Scope: "buyer|acct_1|get_products", Key: "k", RequestHash: "h", Token: "replica-a"}
 	if got, err := a.ReserveReplay(ctx, alpha.ID, r, time.Minute); err != nil || got != nil {
 		t.Fatalf("ReserveReplay = %+v, %v, want nil", got, err)
 	}
-	got, err := ahead.ReserveReplay(ctx, alpha.ID, r, time.Minute)
-	if err != nil || got == nil || got.Done {
-		t.Errorf("replica an hour ahead: ReserveReplay(fresh reservation, staleAfter=1m) = %+v, %v, want the reservation in flight", got, err)
+	if got, err := a.ReserveReplay(ctx, alpha.ID, store.Replay{Scope: r.Scope, Key: r.Key, RequestHash: "h", Token: "a-again"}, time.Minute); err != nil || got == nil || got.Done || !got.Expires.Equal(start.Add(time.Minute)) {
+		t.Fatalf("replica a: ReserveReplay(its own reservation) = %+v, %v, want it in flight until %v", got, err, start.Add(time.Minute))
+	}
+	taken := r
+	taken.Token = "replica-later"
+	if got, err := later.ReserveReplay(ctx, alpha.ID, taken, time.Minute); err != nil || got != nil {
+		t.Fatalf("replica whose clock is past the lease: ReserveReplay = %+v, %v, want the key taken over (nil)", got, err)
+	}
+	if err := a.CompleteReplay(ctx, alpha.ID, r.Scope, r.Key, r.Token, []byte(`{"late":true}`), false, ""); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("replica a: CompleteReplay after the takeover = %v, want ErrConflict", err)
+	}
+	if err := a.ReleaseReplay(ctx, alpha.ID, r.Scope, r.Key, r.Token); err != nil {
+		t.Errorf("replica a: ReleaseReplay after the takeover = %v, want nil (nothing to release)", err)
+	}
+	if err := later.CompleteReplay(ctx, alpha.ID, r.Scope, r.Key, taken.Token, []byte(`{"on_time":true}`), false, ""); err != nil {
+		t.Fatalf("the taking replica: CompleteReplay = %v", err)
+	}
+	got, err := a.ReserveReplay(ctx, alpha.ID, store.Replay{Scope: r.Scope, Key: r.Key, RequestHash: "h", Token: "reader"}, time.Minute)
+	if err != nil || got == nil || !got.Done || string(got.Payload) != `{"on_time":true}` {
+		t.Errorf("ReserveReplay after both wrote = %+v, %v, want the taking replica's response", got, err)
 	}
 }
 
@@ -182,7 +205,7 @@ func TestMigrationDown(t *testing.T) {
 	if _, err := s.SeedProduct(ctx, alpha.ID, "sandbox-buyer", "run-1", demo.Products()[0]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ReserveReplay(ctx, alpha.ID, store.Replay{Scope: "s", Key: "k"}, time.Hour); err != nil {
+	if _, err := s.ReserveReplay(ctx, alpha.ID, store.Replay{Scope: "s", Key: "k", Token: "t"}, time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	_, p := migrator(t, url)

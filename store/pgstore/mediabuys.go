@@ -175,7 +175,7 @@ func (s *Store) CreateOrder(ctx context.Context, publisher string, o store.Order
 	if err != nil {
 		return err
 	}
-	webhook, err := webhookDocument(t.Webhook)
+	webhook, err := s.webhookDocument(publisher, t)
 	if err != nil {
 		return err
 	}
@@ -218,7 +218,7 @@ func (s *Store) DecideOrder(ctx context.Context, publisher string, d store.Decis
 		if o.Status != store.OrderPending {
 			return store.ErrConflict
 		}
-		if task, err = finishTask(ctx, tx, publisher, o.Owner, o.TaskID, d.TaskStatus, d.Result, d.At); err != nil {
+		if task, err = finishTask(ctx, tx, s.taskScanner(publisher), publisher, o.Owner, o.TaskID, d.TaskStatus, d.Result, d.At); err != nil {
 			return err
 		}
 		if d.Status == store.OrderApproved {

@@ -6,9 +6,10 @@
 // across processes, and it keeps them in the database, never in process
 // memory: If-Match is a compare-and-set on the publisher row, each
 // publisher's ledger is appended under a lock on its chain-head row, a
-// directive is taken by one DELETE ... RETURNING, an idempotency key is
-// claimed by one INSERT ... ON CONFLICT judged on the database's clock, a
-// task is finished by one conditional UPDATE, a seed locks its seeded
+// directive is claimed by one conditional UPDATE and spent by a DELETE
+// conditional on the claimant's token, an idempotency key is reserved by
+// one INSERT ... ON CONFLICT under its owner's token and lease, a task is
+// finished by one conditional UPDATE, a seed locks its seeded
 // catalogue's row, and change notices travel by LISTEN/NOTIFY. It must
 // never hold state a second replica cannot see.
 package pgstore
@@ -37,6 +38,7 @@ import (
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/store/keyring"
 )
 
 //go:embed migrations/*.sql
@@ -50,6 +52,8 @@ type Store struct {
 	pool *pgxpool.Pool
 	log  *slog.Logger
 	now  func() time.Time
+	// keys seal the secrets kept (secrets.go); none until SetKeyring.
+	keys atomic.Pointer[keyring.Keyring]
 
 	// closed ends every Changes listener when the store closes, so that
 	// Close leaves no connection behind.
@@ -441,8 +445,8 @@ func randomHex(n int) string {
 }
 
 // SetClock replaces the store's clock: the times it stamps (ledger
-// entries, versions, tasks, seeds) come from now. Idempotency records
-// keep the database's clock (see ReserveReplay).
+// entries, versions, tasks, seeds) and the leases it judges (idempotency
+// reservations, directive claims) come from now.
 func (s *Store) SetClock(now func() time.Time) { s.now = now }
 
 // ObserveBatches makes the store tell fn the size and the duration of each

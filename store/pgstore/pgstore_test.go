@@ -155,12 +155,16 @@ func TestReplicas(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				d, err := s.TakeDirective(ctx, alpha.ID, "acct_1", "buyer")
+				token := fmt.Sprintf("claimant-%d-%d", round, i)
+				d, err := s.ClaimDirective(ctx, alpha.ID, "acct_1", "buyer", token, time.Hour)
 				if err != nil {
-					t.Errorf("TakeDirective = %v", err)
+					t.Errorf("ClaimDirective = %v", err)
 				}
 				if d != nil {
 					taken.Add(1)
+					if err := s.SpendDirective(ctx, alpha.ID, "acct_1", "buyer", token); err != nil {
+						t.Errorf("SpendDirective(the claimant) = %v", err)
+					}
 				}
 			}()
 		}

@@ -2,6 +2,7 @@ package pgstore
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
@@ -18,20 +19,41 @@ func (s *Store) SigningKeys(ctx context.Context, publisher string) (_ []store.Si
 	if err != nil {
 		return nil, err
 	}
+	keys := s.keyring()
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.SigningKey, error) {
 		var k store.SigningKey
-		err := row.Scan(&k.KID, &k.Public, &k.Private, &k.CreatedAt, &k.RetiredAt)
+		if err := row.Scan(&k.KID, &k.Public, &k.Private, &k.CreatedAt, &k.RetiredAt); err != nil {
+			return k, err
+		}
 		k.CreatedAt, k.RetiredAt = k.CreatedAt.UTC(), utcPtr(k.RetiredAt)
-		return k, err
+		private, err := store.OpenSecret(keys, k.Private, store.SigningSecretContext(publisher, k.KID))
+		if err != nil {
+			return k, fmt.Errorf("signing key %s: %w", k.KID, err)
+		}
+		k.Private = private
+		return k, nil
 	})
+}
+
+// sealedPrivate is the private half of k as it is stored: sealed.
+func (s *Store) sealedPrivate(publisher string, k store.SigningKey) ([]byte, error) {
+	sealed, err := s.keyring().Seal(k.Private, store.SigningSecretContext(publisher, k.KID))
+	if err != nil {
+		return nil, fmt.Errorf("signing key %s: %w", k.KID, err)
+	}
+	return sealed, nil
 }
 
 // CreateSigningKey inserts the first active key; the partial unique index
 // on active keys turns a second one into ErrExists.
 func (s *Store) CreateSigningKey(ctx context.Context, publisher string, k store.SigningKey) (err error) {
 	defer wrap(&err, "CreateSigningKey(%q, %q)", publisher, k.KID)
+	private, err := s.sealedPrivate(publisher, k)
+	if err != nil {
+		return err
+	}
 	_, err = s.pool.Exec(ctx, `INSERT INTO signing_keys (publisher_id, kid, public_key, private_key, created_at)
-		VALUES ($1, $2, $3, $4, $5)`, publisher, k.KID, k.Public, k.Private, k.CreatedAt)
+		VALUES ($1, $2, $3, $4, $5)`, publisher, k.KID, k.Public, private, k.CreatedAt)
 	return err
 }
 
@@ -40,6 +62,10 @@ func (s *Store) CreateSigningKey(ctx context.Context, publisher string, k store.
 // retires the key the previous one created.
 func (s *Store) RotateSigningKey(ctx context.Context, publisher string, k store.SigningKey) (err error) {
 	defer wrap(&err, "RotateSigningKey(%q, %q)", publisher, k.KID)
+	private, err := s.sealedPrivate(publisher, k)
+	if err != nil {
+		return err
+	}
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var id string
 		if err := tx.QueryRow(ctx, `SELECT id FROM publishers WHERE id = $1 FOR UPDATE`, publisher).Scan(&id); err != nil {
@@ -50,7 +76,7 @@ func (s *Store) RotateSigningKey(ctx context.Context, publisher string, k store.
 			return err
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO signing_keys (publisher_id, kid, public_key, private_key, created_at)
-			VALUES ($1, $2, $3, $4, $5)`, publisher, k.KID, k.Public, k.Private, k.CreatedAt)
+			VALUES ($1, $2, $3, $4, $5)`, publisher, k.KID, k.Public, private, k.CreatedAt)
 		return err
 	})
 }

@@ -72,12 +72,35 @@ func nullTime(t time.Time) *time.Time {
 	return &t
 }
 
-// webhookDocument is the webhook column's value: NULL without one.
-func webhookDocument(w *store.Webhook) ([]byte, error) {
-	if w == nil {
+// webhookDocument is the webhook column's value, its secrets sealed:
+// NULL without one.
+func (s *Store) webhookDocument(publisher string, t store.Task) ([]byte, error) {
+	if t.Webhook == nil {
 		return nil, nil
 	}
+	w, err := store.SealWebhook(s.keyring(), publisher, t.Owner, t.ID, *t.Webhook)
+	if err != nil {
+		return nil, fmt.Errorf("task %s: %w", t.ID, err)
+	}
 	return json.Marshal(w)
+}
+
+// taskScanner scans a publisher's task rows, opening their webhooks'
+// secrets.
+func (s *Store) taskScanner(publisher string) pgx.RowToFunc[store.Task] {
+	k := s.keyring()
+	return func(row pgx.CollectableRow) (store.Task, error) {
+		t, err := scanTask(row)
+		if err != nil || t.Webhook == nil {
+			return t, err
+		}
+		w, err := store.OpenWebhook(k, publisher, t.Owner, t.ID, *t.Webhook)
+		if err != nil {
+			return t, fmt.Errorf("task %s: %w", t.ID, err)
+		}
+		t.Webhook = &w
+		return t, nil
+	}
 }
 
 // CreateTask inserts the task, timed now. The primary key includes the
@@ -85,7 +108,7 @@ func webhookDocument(w *store.Webhook) ([]byte, error) {
 // same owner the insert fails with a unique violation, that is ErrExists.
 func (s *Store) CreateTask(ctx context.Context, publisher string, t store.Task) (err error) {
 	defer wrap(&err, "CreateTask(%q, %q)", publisher, t.ID)
-	webhook, err := webhookDocument(t.Webhook)
+	webhook, err := s.webhookDocument(publisher, t)
 	if err != nil {
 		return err
 	}
@@ -118,7 +141,7 @@ func (s *Store) Task(ctx context.Context, publisher string, owner store.TaskOwne
 	if err != nil {
 		return store.Task{}, err
 	}
-	return pgx.CollectExactlyOneRow(rows, scanTask)
+	return pgx.CollectExactlyOneRow(rows, s.taskScanner(publisher))
 }
 
 // PrincipalTasks reads a principal's tasks with one id across its accounts.
@@ -134,7 +157,7 @@ func (s *Store) PrincipalTasks(ctx context.Context, publisher, principal, id str
 	if err != nil {
 		return nil, err
 	}
-	return pgx.CollectRows(rows, scanTask)
+	return pgx.CollectRows(rows, s.taskScanner(publisher))
 }
 
 // ListTasks counts the matching tasks and reads the page in one
@@ -178,7 +201,7 @@ func (s *Store) ListTasks(ctx context.Context, publisher string, owner store.Tas
 		if err != nil {
 			return err
 		}
-		out, err = pgx.CollectRows(rows, scanTask)
+		out, err = pgx.CollectRows(rows, s.taskScanner(publisher))
 		return err
 	})
 	if err != nil {
@@ -193,7 +216,7 @@ func (s *Store) ListTasks(ctx context.Context, publisher string, owner store.Tas
 // status it committed, match nothing and get ErrConflict.
 func (s *Store) FinishTask(ctx context.Context, publisher string, owner store.TaskOwner, id, status string, result []byte, at time.Time) (_ store.Task, err error) {
 	defer wrap(&err, "FinishTask(%q, %q, %q)", publisher, id, status)
-	return finishTask(ctx, s.pool, publisher, owner, id, status, result, at)
+	return finishTask(ctx, s.pool, s.taskScanner(publisher), publisher, owner, id, status, result, at)
 }
 
 // rowQuerier is what both the pool and a transaction offer for reading.
@@ -204,7 +227,7 @@ type rowQuerier interface {
 
 // finishTask moves a task out of a non-terminal status, in q (the pool, or
 // the transaction of a decision that finishes a task with other writes).
-func finishTask(ctx context.Context, q rowQuerier, publisher string, owner store.TaskOwner, id, status string, result []byte, at time.Time) (store.Task, error) {
+func finishTask(ctx context.Context, q rowQuerier, scan pgx.RowToFunc[store.Task], publisher string, owner store.TaskOwner, id, status string, result []byte, at time.Time) (store.Task, error) {
 	rows, err := q.Query(ctx, `
 		UPDATE tasks SET status = $5, result = $6, updated_at = $7, completed_at = $7
 		WHERE publisher_id = $1 AND account = $2 AND principal = $3 AND id = $4
@@ -214,7 +237,7 @@ func finishTask(ctx context.Context, q rowQuerier, publisher string, owner store
 	if err != nil {
 		return store.Task{}, err
 	}
-	t, err := pgx.CollectExactlyOneRow(rows, scanTask)
+	t, err := pgx.CollectExactlyOneRow(rows, scan)
 	if !errors.Is(err, pgx.ErrNoRows) {
 		return t, err
 	}

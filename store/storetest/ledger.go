@@ -279,27 +279,35 @@ func testLedgerConcurrentAppends(t *testing.T, s store.Store) {
 	}
 }
 
+// take claims the directive for (account, principal) and spends it at
+// once, as a call answered with it does; nil when there is none to claim.
+func take(t *testing.T, s store.Store, publisher, account, principal string) *products.Directive {
+	t.Helper()
+	ctx := t.Context()
+	token := fmt.Sprintf("take-%s-%s-%s", publisher, account, principal)
+	d, err := s.ClaimDirective(ctx, publisher, account, principal, token, fresh)
+	wantErr(t, fmt.Sprintf("ClaimDirective(%q, %q, %q)", publisher, account, principal), err, nil)
+	if d != nil {
+		wantErr(t, fmt.Sprintf("SpendDirective(%q, %q, %q)", publisher, account, principal), s.SpendDirective(ctx, publisher, account, principal, token), nil)
+	}
+	return d
+}
+
 func testDirectives(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	withPublishers(t, s)
-	take := func(publisher, account, principal string) *products.Directive {
-		t.Helper()
-		d, err := s.TakeDirective(ctx, publisher, account, principal)
-		wantErr(t, fmt.Sprintf("TakeDirective(%q, %q, %q)", publisher, account, principal), err, nil)
-		return d
-	}
-	if d := take(alpha.ID, "acct_1", "buyer"); d != nil {
-		t.Fatalf("TakeDirective with none set = %+v, want nil", d)
+	if d := take(t, s, alpha.ID, "acct_1", "buyer"); d != nil {
+		t.Fatalf("ClaimDirective with none set = %+v, want nil", d)
 	}
 	first, second := directive("first"), products.Directive{Arm: "submitted", TaskID: "task-42", Message: "queued for review"}
 	wantErr(t, "SetDirective", s.SetDirective(ctx, alpha.ID, "acct_1", "buyer", first), nil)
 	wantErr(t, "SetDirective(again)", s.SetDirective(ctx, alpha.ID, "acct_1", "buyer", second), nil)
-	got := take(alpha.ID, "acct_1", "buyer")
+	got := take(t, s, alpha.ID, "acct_1", "buyer")
 	if diff := cmp.Diff(&second, got, equateEmpty); diff != "" {
-		t.Errorf("TakeDirective after two sets: want the later one (-want +got):\n%s", diff)
+		t.Errorf("ClaimDirective after two sets: want the later one (-want +got):\n%s", diff)
 	}
-	if d := take(alpha.ID, "acct_1", "buyer"); d != nil {
-		t.Errorf("TakeDirective a second time = %+v, want nil", d)
+	if d := take(t, s, alpha.ID, "acct_1", "buyer"); d != nil {
+		t.Errorf("ClaimDirective after it was spent = %+v, want nil", d)
 	}
 
 	// A directive is for its account and principal only.
@@ -309,17 +317,17 @@ func testDirectives(t *testing.T, s store.Store) {
 		{alpha.ID, "acct_2", "buyer"},
 		{beta.ID, "acct_1", "buyer"},
 	} {
-		if d := take(other[0], other[1], other[2]); d != nil {
-			t.Errorf("TakeDirective(%q, %q, %q) took the directive set for (alpha, acct_1, buyer)", other[0], other[1], other[2])
+		if d := take(t, s, other[0], other[1], other[2]); d != nil {
+			t.Errorf("ClaimDirective(%q, %q, %q) took the directive set for (alpha, acct_1, buyer)", other[0], other[1], other[2])
 		}
 	}
-	got = take(alpha.ID, "acct_1", "buyer")
+	got = take(t, s, alpha.ID, "acct_1", "buyer")
 	if diff := cmp.Diff(&first, got, equateEmpty); diff != "" {
-		t.Errorf("TakeDirective mismatch (-want +got):\n%s", diff)
+		t.Errorf("ClaimDirective mismatch (-want +got):\n%s", diff)
 	}
 }
 
-// testDirectiveTakenOnce: of 16 callers taking one directive at once,
+// testDirectiveTakenOnce: of 16 callers claiming one directive at once,
 // exactly one gets it.
 func testDirectiveTakenOnce(t *testing.T, s store.Store) {
 	ctx := t.Context()
@@ -330,23 +338,114 @@ func testDirectiveTakenOnce(t *testing.T, s store.Store) {
 			t.Fatal(err)
 		}
 		var taken atomic.Int32
-		parallel(16, func(int) {
-			d, err := s.TakeDirective(ctx, alpha.ID, "acct_1", "buyer")
+		parallel(16, func(i int) {
+			token := fmt.Sprintf("claimant-%d-%d", round, i)
+			d, err := s.ClaimDirective(ctx, alpha.ID, "acct_1", "buyer", token, fresh)
 			if err != nil {
-				t.Errorf("TakeDirective = %v", err)
+				t.Errorf("ClaimDirective = %v", err)
 				return
 			}
 			if d != nil {
 				taken.Add(1)
 				if d.Reason != reason {
-					t.Errorf("TakeDirective = %q, want %q", d.Reason, reason)
+					t.Errorf("ClaimDirective = %q, want %q", d.Reason, reason)
+				}
+				if err := s.SpendDirective(ctx, alpha.ID, "acct_1", "buyer", token); err != nil {
+					t.Errorf("SpendDirective(the one claimant) = %v", err)
 				}
 			}
 		})
 		if n := taken.Load(); n != 1 {
-			t.Fatalf("round %d: %d of 16 concurrent takers got the directive, want exactly 1", round, n)
+			t.Fatalf("round %d: %d of 16 concurrent claimants got the directive, want exactly 1", round, n)
 		}
 	}
+}
+
+// testDirectiveClaims: a claimed directive is no one else's while the
+// claim's lease lasts; released, it is the next call's; spent only by its
+// claimant; a claim that ran out is taken by the next call, and the first
+// claimant can then no longer spend it; a directive set anew replaces a
+// claimed one, which its claimant can then not spend.
+func testDirectiveClaims(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	withPublishers(t, s)
+	clock := withClock(t, s, t0)
+	const lease = 30 * time.Second
+	claim := func(token string) *products.Directive {
+		t.Helper()
+		d, err := s.ClaimDirective(ctx, alpha.ID, "acct_1", "buyer", token, lease)
+		wantErr(t, fmt.Sprintf("ClaimDirective(%s)", token), err, nil)
+		return d
+	}
+	spend := func(token string) error { return s.SpendDirective(ctx, alpha.ID, "acct_1", "buyer", token) }
+	release := func(token string) {
+		t.Helper()
+		wantErr(t, fmt.Sprintf("ReleaseDirective(%s)", token), s.ReleaseDirective(ctx, alpha.ID, "acct_1", "buyer", token), nil)
+	}
+	d := directive("claimed")
+	wantErr(t, "SetDirective", s.SetDirective(ctx, alpha.ID, "acct_1", "buyer", d), nil)
+
+	// Claimed: no one else gets it, nor spends or releases it.
+	if got := claim("first"); got == nil || got.Reason != "claimed" {
+		t.Fatalf("ClaimDirective(first) = %+v, want the directive", got)
+	}
+	if got := claim("second"); got != nil {
+		t.Fatalf("ClaimDirective(second) while first holds it = %+v, want nil", got)
+	}
+	wantErr(t, "SpendDirective(not the claimant)", spend("second"), store.ErrConflict)
+	wantErr(t, "SpendDirective(no token)", spend(""), store.ErrConflict)
+	release("second")
+	if got := claim("third"); got != nil {
+		t.Fatalf("ClaimDirective(third) after another token's release = %+v, want nil: first still holds it", got)
+	}
+
+	// Released by its claimant: the next call gets it, the releaser can
+	// no longer spend it.
+	release("first")
+	if got := claim("second"); got == nil {
+		t.Fatal("ClaimDirective(second) after first released = nil, want the directive")
+	}
+	wantErr(t, "SpendDirective(first, after releasing)", spend("first"), store.ErrConflict)
+
+	// The claim runs out on the store's clock, to the microsecond.
+	clock.advance(lease - time.Microsecond)
+	if got := claim("third"); got != nil {
+		t.Fatalf("ClaimDirective a microsecond before second's lease ends = %+v, want nil", got)
+	}
+	clock.advance(time.Microsecond)
+	if got := claim("third"); got == nil {
+		t.Fatal("ClaimDirective as second's lease ends = nil, want the directive")
+	}
+	wantErr(t, "SpendDirective(second, after third took it over)", spend("second"), store.ErrConflict)
+	release("second") // a late release of a lost claim frees nothing
+	if got := claim("fourth"); got != nil {
+		t.Fatalf("ClaimDirective(fourth) while third holds it = %+v, want nil", got)
+	}
+	wantErr(t, "SpendDirective(third)", spend("third"), nil)
+	if got := claim("fourth"); got != nil {
+		t.Fatalf("ClaimDirective after it was spent = %+v, want nil", got)
+	}
+	wantErr(t, "SpendDirective(third, twice)", spend("third"), store.ErrConflict)
+
+	// A new directive replaces a claimed one: the old claim spends
+	// nothing, and the new directive is the next call's.
+	wantErr(t, "SetDirective", s.SetDirective(ctx, alpha.ID, "acct_1", "buyer", directive("old")), nil)
+	if got := claim("old-claim"); got == nil || got.Reason != "old" {
+		t.Fatalf("ClaimDirective(old) = %+v", got)
+	}
+	wantErr(t, "SetDirective(replacing a claimed one)", s.SetDirective(ctx, alpha.ID, "acct_1", "buyer", directive("new")), nil)
+	wantErr(t, "SpendDirective(the replaced claim)", spend("old-claim"), store.ErrConflict)
+	if got := claim("new-claim"); got == nil || got.Reason != "new" {
+		t.Fatalf("ClaimDirective after the replacement = %+v, want the new directive", got)
+	}
+	wantErr(t, "SpendDirective(new)", spend("new-claim"), nil)
+
+	// A claim needs a token; an unknown publisher has no directive.
+	if _, err := s.ClaimDirective(ctx, alpha.ID, "acct_1", "buyer", "", lease); err == nil {
+		t.Error("ClaimDirective(without a token) = nil error, want a refusal")
+	}
+	_, err := s.ClaimDirective(ctx, ghost, "acct_1", "buyer", "ghostly", lease)
+	wantErr(t, "ClaimDirective(ghost)", err, store.ErrNotFound)
 }
 
 // testTenancy: publisher alpha's data is not found from beta, whatever the
@@ -413,9 +512,10 @@ func testTenancy(t *testing.T, s store.Store) {
 	if l, err := s.AuditTrail(ctx, beta.ID, audit.Filter{}); err != nil || len(l) != 0 {
 		t.Errorf("AuditTrail(beta) = %d, %v, want none", len(l), err)
 	}
-	if d, err := s.TakeDirective(ctx, beta.ID, acct.ID, "alpha-buyer"); err != nil || d != nil {
-		t.Errorf("TakeDirective(beta, alpha's directive) = %+v, %v, want nil", d, err)
+	if d, err := s.ClaimDirective(ctx, beta.ID, acct.ID, "alpha-buyer", "beta-token", fresh); err != nil || d != nil {
+		t.Errorf("ClaimDirective(beta, alpha's directive) = %+v, %v, want nil", d, err)
 	}
+	wantErr(t, "SpendDirective(beta, alpha's directive)", s.SpendDirective(ctx, beta.ID, acct.ID, "alpha-buyer", "beta-token"), store.ErrConflict)
 	if d, err := s.Decisions(ctx, beta.ID, store.DecisionFilter{}); err != nil || len(d) != 0 {
 		t.Errorf("Decisions(beta) = %d, %v, want none", len(d), err)
 	}
@@ -441,8 +541,8 @@ func testTenancy(t *testing.T, s store.Store) {
 	}
 	wantCatalogue(t, s, alpha.ID, []products.Product{p}, 1)
 	wantRulebookVersion(t, s, alpha.ID, 1)
-	if d, err := s.TakeDirective(ctx, alpha.ID, acct.ID, "alpha-buyer"); err != nil || d == nil {
-		t.Errorf("TakeDirective(alpha) after beta's attempts = %+v, %v, want alpha's directive", d, err)
+	if d := take(t, s, alpha.ID, acct.ID, "alpha-buyer"); d == nil {
+		t.Error("ClaimDirective(alpha) after beta's attempts = nil, want alpha's directive")
 	}
 	if _, err := s.UseToken(ctx, store.BuyerToken, alpha.ID, digest, t0); err != nil {
 		t.Errorf("UseToken(alpha) after beta's attempts = %v, want alpha's token", err)

@@ -2,8 +2,10 @@ package storetest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,14 +17,51 @@ import (
 // accident.
 const fresh = time.Hour
 
+// testClock is a clock a test moves by hand; stores read it through
+// SetClock, so leases end when the test says, not when a sleep does.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// withClock sets s's clock to a test clock standing at start. Every store
+// must take one: its times come from the storefront's injected clock.
+func withClock(t *testing.T, s store.Store, start time.Time) *testClock {
+	t.Helper()
+	settable, ok := s.(interface{ SetClock(func() time.Time) })
+	if !ok {
+		t.Fatalf("%T has no SetClock(func() time.Time): its times must come from the injected clock", s)
+	}
+	c := &testClock{t: start}
+	settable.SetClock(c.now)
+	return c
+}
+
+// owned returns r reserved under token.
+func owned(r store.Replay, token string) store.Replay {
+	r.Token = token
+	return r
+}
+
 // scope is an idempotency scope as the storefront builds them: principal,
 // account and tool.
 func scope(principal string) string { return principal + "|acct_1|get_products" }
 
 // wantNear fails unless got is within a few seconds of [lo, hi] and in
-// UTC. Stores may keep microseconds only, and PostgreSQL reads the
-// database's clock, so the window is generous; what it catches is a zero,
-// a stale or a local time.
+// UTC. Stores may keep microseconds only, so the window is generous; what
+// it catches is a zero, a stale or a local time.
 func wantNear(t *testing.T, what string, got, lo, hi time.Time) {
 	t.Helper()
 	if got.Before(lo.Add(-2*time.Second)) || got.After(hi.Add(2*time.Second)) || got.Location() != time.UTC {
@@ -30,10 +69,23 @@ func wantNear(t *testing.T, what string, got, lo, hi time.Time) {
 	}
 }
 
-// reserve calls ReserveReplay and fails on an error.
-func reserve(t *testing.T, s store.Store, publisher string, r store.Replay, staleAfter time.Duration) *store.Replay {
+// wantAt fails unless got is exactly want (to the microsecond stores
+// keep) and in UTC.
+func wantAt(t *testing.T, what string, got, want time.Time) {
 	t.Helper()
-	got, err := s.ReserveReplay(t.Context(), publisher, r, staleAfter)
+	if !got.Equal(want.Truncate(time.Microsecond)) || got.Location() != time.UTC {
+		t.Errorf("%s = %v, want %v, in UTC", what, got, want.UTC().Truncate(time.Microsecond))
+	}
+}
+
+// reserve calls ReserveReplay and fails on an error. A request without a
+// token of its own reserves under one derived from its hash.
+func reserve(t *testing.T, s store.Store, publisher string, r store.Replay, lease time.Duration) *store.Replay {
+	t.Helper()
+	if r.Token == "" {
+		r.Token = "token-" + r.RequestHash
+	}
+	got, err := s.ReserveReplay(t.Context(), publisher, r, lease)
 	wantErr(t, fmt.Sprintf("ReserveReplay(%q, %q, %q)", publisher, r.Scope, r.Key), err, nil)
 	return got
 }
@@ -53,8 +105,8 @@ func wantInFlight(t *testing.T, what string, got *store.Replay, r store.Replay) 
 		t.Fatalf("%s = nil, want the in-flight reservation", what)
 	}
 	if got.Done || got.Scope != r.Scope || got.Key != r.Key || got.RequestHash != r.RequestHash ||
-		len(got.Payload) != 0 || got.Failed || got.Slug != "" {
-		t.Errorf("%s = %+v, want the in-flight reservation of %s/%s for request %s", what, *got, r.Scope, r.Key, r.RequestHash)
+		len(got.Payload) != 0 || got.Failed || got.Slug != "" || got.Token != "" {
+		t.Errorf("%s = %+v, want the in-flight reservation of %s/%s for request %s, without its owner's token", what, *got, r.Scope, r.Key, r.RequestHash)
 	}
 }
 
@@ -65,7 +117,7 @@ func wantDone(t *testing.T, what string, got *store.Replay, r store.Replay, payl
 		t.Fatalf("%s = nil, want the completed record", what)
 	}
 	if !got.Done || got.Scope != r.Scope || got.Key != r.Key || got.RequestHash != r.RequestHash ||
-		got.Failed != failed || got.Slug != slug {
+		got.Failed != failed || got.Slug != slug || got.Token != "" {
 		t.Errorf("%s = done %v, %s/%s for request %s, failed %v, slug %q; want done, %s/%s for request %s, failed %v, slug %q",
 			what, got.Done, got.Scope, got.Key, got.RequestHash, got.Failed, got.Slug,
 			r.Scope, r.Key, r.RequestHash, failed, slug)
@@ -81,21 +133,20 @@ func wantDone(t *testing.T, what string, got *store.Replay, r store.Replay, payl
 func testReplays(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	withPublishers(t, s)
+	start := t0
+	withClock(t, s, start)
 	r := store.Replay{Scope: scope("buyer"), Key: "key-1", RequestHash: "hash-1"}
+	const tok = "token-hash-1" // reserve's token for r
 
-	start := time.Now()
 	wantOwned(t, "ReserveReplay(new key)", reserve(t, s, alpha.ID, r, fresh))
-	end := time.Now()
 
 	// While it is in flight, every other caller sees the reservation,
 	// whatever its request: a different hash is the caller's conflict to
 	// report, not the store's.
 	got := reserve(t, s, alpha.ID, r, fresh)
 	wantInFlight(t, "ReserveReplay(key in flight)", got, r)
-	wantNear(t, "the reservation's CreatedAt", got.CreatedAt, start, end)
-	if !got.CreatedAt.Equal(got.CreatedAt.Truncate(time.Microsecond)) {
-		t.Errorf("the reservation's CreatedAt = %v, want whole microseconds", got.CreatedAt)
-	}
+	wantAt(t, "the reservation's CreatedAt", got.CreatedAt, start)
+	wantAt(t, "the reservation's Expires", got.Expires, start.Add(fresh))
 	other := r
 	other.RequestHash = "hash-2"
 	wantInFlight(t, "ReserveReplay(key in flight, another request)", reserve(t, s, alpha.ID, other, fresh), r)
@@ -107,46 +158,133 @@ func testReplays(t *testing.T, s store.Store) {
 	wantOwned(t, "ReserveReplay(the same key at beta)", reserve(t, s, beta.ID, r, fresh))
 
 	// Completing stores the response; every later reservation replays it,
-	// even one that would find the record stale: a response never goes
+	// even one whose lease would have ended: a response never goes
 	// stale, and is never taken over.
 	payload := []byte(`{"products":[],"note":"déjà vu"}`)
 	stored := bytes.Clone(payload)
-	wantErr(t, "CompleteReplay", s.CompleteReplay(ctx, alpha.ID, r.Scope, r.Key, stored, false, ""), nil)
+	wantErr(t, "CompleteReplay", s.CompleteReplay(ctx, alpha.ID, r.Scope, r.Key, tok, stored, false, ""), nil)
 	stored[0] = 'X' // the store kept its own copy
 	wantDone(t, "ReserveReplay(completed key)", reserve(t, s, alpha.ID, r, fresh), r, payload, false, "")
 	wantDone(t, "ReserveReplay(completed key, another request)", reserve(t, s, alpha.ID, other, fresh), r, payload, false, "")
-	wantDone(t, "ReserveReplay(completed key, staleAfter=1ns)", reserve(t, s, alpha.ID, r, time.Nanosecond), r, payload, false, "")
+	wantDone(t, "ReserveReplay(completed key, lease=0)", reserve(t, s, alpha.ID, r, 0), r, payload, false, "")
 	got = reserve(t, s, alpha.ID, r, fresh)
 	got.Payload[0] = 'X' // nor does it share its copy
 	wantDone(t, "ReserveReplay(completed key) after the caller altered a replay", reserve(t, s, alpha.ID, r, fresh), r, payload, false, "")
 
-	// Releasing a completed record does nothing: a late release never
-	// un-caches a response.
-	wantErr(t, "ReleaseReplay(completed key)", s.ReleaseReplay(ctx, alpha.ID, r.Scope, r.Key), nil)
+	// Releasing or completing a completed record does nothing: a late
+	// release never un-caches a response, nor a second answer replace it.
+	wantErr(t, "ReleaseReplay(completed key)", s.ReleaseReplay(ctx, alpha.ID, r.Scope, r.Key, tok), nil)
+	wantErr(t, "CompleteReplay(completed key)", s.CompleteReplay(ctx, alpha.ID, r.Scope, r.Key, tok, []byte(`{}`), true, "x"), store.ErrConflict)
 	wantDone(t, "ReserveReplay(completed key) after ReleaseReplay", reserve(t, s, alpha.ID, r, fresh), r, payload, false, "")
 
 	// Releasing an in-flight reservation frees the key for a fresh run.
 	wantInFlight(t, "ReserveReplay(other scope in flight)", reserve(t, s, alpha.ID, otherScope, fresh), otherScope)
-	wantErr(t, "ReleaseReplay(key in flight)", s.ReleaseReplay(ctx, alpha.ID, otherScope.Scope, otherScope.Key), nil)
+	wantErr(t, "ReleaseReplay(key in flight)", s.ReleaseReplay(ctx, alpha.ID, otherScope.Scope, otherScope.Key, tok), nil)
 	wantOwned(t, "ReserveReplay(released key)", reserve(t, s, alpha.ID, otherScope, fresh))
 	// Releasing a key nobody holds is no error.
-	wantErr(t, "ReleaseReplay(unknown key)", s.ReleaseReplay(ctx, alpha.ID, r.Scope, "no-such-key"), nil)
+	wantErr(t, "ReleaseReplay(unknown key)", s.ReleaseReplay(ctx, alpha.ID, r.Scope, "no-such-key", tok), nil)
 
 	// A cached rejection keeps its failed flag and decline slug.
 	rejected := store.Replay{Scope: scope("buyer"), Key: "key-2", RequestHash: "hash-3"}
 	wantOwned(t, "ReserveReplay(key-2)", reserve(t, s, alpha.ID, rejected, fresh))
 	rejection := []byte(`{"errors":[{"code":"POLICY_VIOLATION"}]}`)
-	wantErr(t, "CompleteReplay(failed)", s.CompleteReplay(ctx, alpha.ID, rejected.Scope, rejected.Key, rejection, true, "budget_below_minimum"), nil)
+	wantErr(t, "CompleteReplay(failed)", s.CompleteReplay(ctx, alpha.ID, rejected.Scope, rejected.Key, "token-hash-3", rejection, true, "budget_below_minimum"), nil)
 	wantDone(t, "ReserveReplay(cached rejection)", reserve(t, s, alpha.ID, rejected, fresh), rejected, rejection, true, "budget_below_minimum")
 
 	// Completing a key nobody reserved fails and creates nothing.
 	missing := store.Replay{Scope: scope("buyer"), Key: "never-reserved", RequestHash: "h"}
-	wantErr(t, "CompleteReplay(unreserved key)", s.CompleteReplay(ctx, alpha.ID, missing.Scope, missing.Key, payload, false, ""), store.ErrNotFound)
-	wantErr(t, "CompleteReplay(alpha's key at beta, other scope)", s.CompleteReplay(ctx, beta.ID, otherScope.Scope, otherScope.Key, payload, false, ""), store.ErrNotFound)
+	wantErr(t, "CompleteReplay(unreserved key)", s.CompleteReplay(ctx, alpha.ID, missing.Scope, missing.Key, "token-h", payload, false, ""), store.ErrNotFound)
+	wantErr(t, "CompleteReplay(alpha's key at beta, other scope)", s.CompleteReplay(ctx, beta.ID, otherScope.Scope, otherScope.Key, tok, payload, false, ""), store.ErrNotFound)
 	wantOwned(t, "ReserveReplay(key whose completion failed)", reserve(t, s, alpha.ID, missing, fresh))
 
 	// Beta's reservation of key-1 is still its own and in flight.
 	wantInFlight(t, "ReserveReplay(beta's key-1)", reserve(t, s, beta.ID, r, fresh), r)
+
+	// A reservation needs an owner.
+	if _, err := s.ReserveReplay(ctx, alpha.ID, store.Replay{Scope: scope("buyer"), Key: "no-token", RequestHash: "h"}, fresh); err == nil {
+		t.Error("ReserveReplay(without a token) = nil error, want a refusal")
+	}
+}
+
+// testReplayOwnership checks that only the token that reserved a key
+// completes or releases it: another token's writes are refused or do
+// nothing, whoever sends them.
+func testReplayOwnership(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	withPublishers(t, s)
+	withClock(t, s, t0)
+	r := owned(store.Replay{Scope: scope("buyer"), Key: "owned", RequestHash: "h"}, "owner-token")
+	wantOwned(t, "ReserveReplay(owner)", reserve(t, s, alpha.ID, r, fresh))
+
+	wantErr(t, "CompleteReplay(another token)", s.CompleteReplay(ctx, alpha.ID, r.Scope, r.Key, "intruder", []byte(`{"forged":true}`), false, ""), store.ErrConflict)
+	wantErr(t, "CompleteReplay(no token)", s.CompleteReplay(ctx, alpha.ID, r.Scope, r.Key, "", []byte(`{"forged":true}`), false, ""), store.ErrConflict)
+	wantErr(t, "ReleaseReplay(another token)", s.ReleaseReplay(ctx, alpha.ID, r.Scope, r.Key, "intruder"), nil)
+	wantErr(t, "ReleaseReplay(no token)", s.ReleaseReplay(ctx, alpha.ID, r.Scope, r.Key, ""), nil)
+	wantInFlight(t, "ReserveReplay after another token's writes", reserve(t, s, alpha.ID, owned(r, "third"), fresh), r)
+
+	// The owner's own writes go through.
+	payload := []byte(`{"status":"completed"}`)
+	wantErr(t, "CompleteReplay(owner)", s.CompleteReplay(ctx, alpha.ID, r.Scope, r.Key, r.Token, payload, false, ""), nil)
+	wantDone(t, "ReserveReplay after the owner completed", reserve(t, s, alpha.ID, owned(r, "third"), fresh), r, payload, false, "")
+}
+
+// testReplayLease checks a reservation's lease on the store's clock: the
+// key is the owner's until the lease ends, to the microsecond; then a
+// takeover owns it under a new token and a fresh lease, and the old
+// owner's late completion and release are refused, whichever comes first.
+func testReplayLease(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	withPublishers(t, s)
+	clock := withClock(t, s, t0)
+	const lease = 30 * time.Second
+	first := owned(store.Replay{Scope: scope("buyer"), Key: "leased", RequestHash: "first"}, "first-owner")
+	wantOwned(t, "ReserveReplay(first)", reserve(t, s, alpha.ID, first, lease))
+
+	next := owned(first, "second-owner")
+	next.RequestHash = "second"
+	clock.advance(lease - time.Microsecond)
+	got := reserve(t, s, alpha.ID, next, lease)
+	wantInFlight(t, "ReserveReplay a microsecond before the lease ends", got, first)
+	wantAt(t, "its Expires", got.Expires, t0.Add(lease))
+
+	clock.advance(time.Microsecond)
+	wantOwned(t, "ReserveReplay as the lease ends", reserve(t, s, alpha.ID, next, lease))
+	taken := reserve(t, s, alpha.ID, owned(next, "onlooker"), lease)
+	wantInFlight(t, "ReserveReplay(key taken over)", taken, next)
+	if taken != nil {
+		wantAt(t, "the takeover's CreatedAt", taken.CreatedAt, t0.Add(lease))
+		wantAt(t, "the takeover's Expires", taken.Expires, t0.Add(2*lease))
+	}
+
+	// The first owner wakes up late: its answer is refused and its
+	// release drops nothing.
+	wantErr(t, "CompleteReplay(the old owner, after the takeover)",
+		s.CompleteReplay(ctx, alpha.ID, first.Scope, first.Key, first.Token, []byte(`{"late":true}`), false, ""), store.ErrConflict)
+	wantErr(t, "ReleaseReplay(the old owner, after the takeover)", s.ReleaseReplay(ctx, alpha.ID, first.Scope, first.Key, first.Token), nil)
+	wantInFlight(t, "ReserveReplay after the old owner's late writes", reserve(t, s, alpha.ID, owned(next, "onlooker"), lease), next)
+
+	// The new owner completes as usual.
+	payload := []byte(`{"status":"completed","second":true}`)
+	wantErr(t, "CompleteReplay(the new owner)", s.CompleteReplay(ctx, alpha.ID, next.Scope, next.Key, next.Token, payload, false, ""), nil)
+	clock.advance(10 * lease)
+	wantDone(t, "ReserveReplay long after the new owner completed", reserve(t, s, alpha.ID, owned(first, "later"), lease), next, payload, false, "")
+
+	// An owner whose lease ended but whom nobody took over still owns
+	// the key: its completion is kept.
+	slow := owned(store.Replay{Scope: scope("buyer"), Key: "slow", RequestHash: "h"}, "slow-owner")
+	wantOwned(t, "ReserveReplay(slow)", reserve(t, s, alpha.ID, slow, lease))
+	clock.advance(2 * lease)
+	wantErr(t, "CompleteReplay(slow owner, lease ended, not taken over)", s.CompleteReplay(ctx, alpha.ID, slow.Scope, slow.Key, slow.Token, payload, false, ""), nil)
+	wantDone(t, "ReserveReplay(slow)", reserve(t, s, alpha.ID, owned(slow, "other"), lease), slow, payload, false, "")
+
+	// A released key is free at once, lease or not.
+	freed := owned(store.Replay{Scope: scope("buyer"), Key: "freed", RequestHash: "h"}, "freed-owner")
+	wantOwned(t, "ReserveReplay(freed)", reserve(t, s, alpha.ID, freed, lease))
+	wantErr(t, "ReleaseReplay(freed)", s.ReleaseReplay(ctx, alpha.ID, freed.Scope, freed.Key, freed.Token), nil)
+	wantOwned(t, "ReserveReplay(freed) right after its release", reserve(t, s, alpha.ID, owned(freed, "next"), lease))
+	if err := s.CompleteReplay(ctx, alpha.ID, freed.Scope, freed.Key, freed.Token, payload, false, ""); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("CompleteReplay(the releasing owner, after another reserved) = %v, want %v", err, store.ErrConflict)
+	}
 }
 
 // testReplayPayloadBytes checks that a replay is byte for byte the
@@ -174,48 +312,32 @@ func testReplayPayloadBytes(t *testing.T, s store.Store) {
 	} {
 		r := store.Replay{Scope: scope("buyer"), Key: fmt.Sprintf("bytes-%d", i), RequestHash: "h"}
 		wantOwned(t, "ReserveReplay", reserve(t, s, alpha.ID, r, fresh))
-		wantErr(t, "CompleteReplay", s.CompleteReplay(ctx, alpha.ID, r.Scope, r.Key, payload, false, ""), nil)
+		wantErr(t, "CompleteReplay", s.CompleteReplay(ctx, alpha.ID, r.Scope, r.Key, "token-h", payload, false, ""), nil)
 		wantDone(t, fmt.Sprintf("replay of payload %d", i), reserve(t, s, alpha.ID, r, fresh), r, payload, false, "")
 	}
 	// A response with no body replays as none.
 	r := store.Replay{Scope: scope("buyer"), Key: "empty", RequestHash: "h"}
 	wantOwned(t, "ReserveReplay(empty)", reserve(t, s, alpha.ID, r, fresh))
-	wantErr(t, "CompleteReplay(nil payload)", s.CompleteReplay(ctx, alpha.ID, r.Scope, r.Key, nil, true, "x"), nil)
+	wantErr(t, "CompleteReplay(nil payload)", s.CompleteReplay(ctx, alpha.ID, r.Scope, r.Key, "token-h", nil, true, "x"), nil)
 	wantDone(t, "replay of a nil payload", reserve(t, s, alpha.ID, r, fresh), r, nil, true, "x")
 }
 
-// testReplayStale checks that a reservation left in flight longer than
-// staleAfter is taken over, and that the takeover is a reservation of its
-// own: fresh, for the new request.
+// testReplayStale checks that of many callers finding one reservation's
+// lease ended, exactly one takes it over; the others see the takeover in
+// flight.
 func testReplayStale(t *testing.T, s store.Store) {
 	withPublishers(t, s)
+	clock := withClock(t, s, t0)
+	const lease = 30 * time.Second
 	r := store.Replay{Scope: scope("buyer"), Key: "stale", RequestHash: "first"}
-	wantOwned(t, "ReserveReplay(new key)", reserve(t, s, alpha.ID, r, fresh))
-	first := reserve(t, s, alpha.ID, r, fresh)
-	wantInFlight(t, "ReserveReplay(key in flight)", first, r)
-
-	time.Sleep(100 * time.Millisecond)
-	// Not yet stale by an hour's measure, stale by 50ms's.
-	wantInFlight(t, "ReserveReplay(key in flight 100ms, staleAfter=1h)", reserve(t, s, alpha.ID, r, fresh), r)
-	next := r
-	next.RequestHash = "second"
-	wantOwned(t, "ReserveReplay(key in flight 100ms, staleAfter=50ms)", reserve(t, s, alpha.ID, next, 50*time.Millisecond))
-	taken := reserve(t, s, alpha.ID, r, fresh)
-	wantInFlight(t, "ReserveReplay(key taken over)", taken, next)
-	if taken != nil && !taken.CreatedAt.After(first.CreatedAt) {
-		t.Errorf("the takeover's CreatedAt = %v, want after the stale reservation's %v", taken.CreatedAt, first.CreatedAt)
-	}
-
-	// Of many callers finding one reservation stale, exactly one takes it
-	// over; the others see the takeover in flight. (They must all call
-	// within staleAfter of the takeover, or it is stale in its turn: a
-	// generous staleAfter keeps a slow scheduler from failing the test.)
-	time.Sleep(600 * time.Millisecond)
+	wantOwned(t, "ReserveReplay(new key)", reserve(t, s, alpha.ID, r, lease))
+	clock.advance(lease)
 	var owners atomic.Int32
 	parallel(16, func(i int) {
 		again := r
 		again.RequestHash = fmt.Sprintf("racer-%d", i)
-		got, err := s.ReserveReplay(t.Context(), alpha.ID, again, 300*time.Millisecond)
+		again.Token = fmt.Sprintf("racer-token-%d", i)
+		got, err := s.ReserveReplay(t.Context(), alpha.ID, again, lease)
 		switch {
 		case err != nil:
 			t.Errorf("ReserveReplay(stale key, racer %d) = %v", i, err)
@@ -238,7 +360,7 @@ func testReplayRace(t *testing.T, s store.Store) {
 		key := fmt.Sprintf("race-%d", round)
 		var owners atomic.Int32
 		parallel(16, func(i int) {
-			r := store.Replay{Scope: scope("buyer"), Key: key, RequestHash: fmt.Sprintf("racer-%d", i)}
+			r := store.Replay{Scope: scope("buyer"), Key: key, RequestHash: fmt.Sprintf("racer-%d", i), Token: fmt.Sprintf("racer-token-%d", i)}
 			got, err := s.ReserveReplay(t.Context(), alpha.ID, r, fresh)
 			switch {
 			case err != nil:
@@ -260,27 +382,15 @@ func testReplayRace(t *testing.T, s store.Store) {
 func testPurgeReplays(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	withPublishers(t, s)
+	clock := withClock(t, s, t0)
 	rec := func(key string) store.Replay { return store.Replay{Scope: scope("buyer"), Key: key, RequestHash: "h"} }
-	// createdAt reads a record's creation time from the store, so that
-	// cutoffs are on the store's clock.
-	createdAt := func(key string) time.Time {
-		t.Helper()
-		got := reserve(t, s, alpha.ID, rec(key), fresh)
-		if got == nil {
-			t.Fatalf("ReserveReplay(%s) = nil, want the existing record", key)
-		}
-		return got.CreatedAt
-	}
 	wantOwned(t, "ReserveReplay(old-1)", reserve(t, s, alpha.ID, rec("old-1"), fresh))
 	wantOwned(t, "ReserveReplay(old-2)", reserve(t, s, alpha.ID, rec("old-2"), fresh))
-	wantErr(t, "CompleteReplay(old-1)", s.CompleteReplay(ctx, alpha.ID, scope("buyer"), "old-1", []byte(`{}`), false, ""), nil)
+	wantErr(t, "CompleteReplay(old-1)", s.CompleteReplay(ctx, alpha.ID, scope("buyer"), "old-1", "token-h", []byte(`{}`), false, ""), nil)
 	wantOwned(t, "ReserveReplay(beta's old-1)", reserve(t, s, beta.ID, rec("old-1"), fresh))
-	time.Sleep(20 * time.Millisecond)
+	clock.advance(20 * time.Millisecond)
 	wantOwned(t, "ReserveReplay(new)", reserve(t, s, alpha.ID, rec("new"), fresh))
-	cutoff := createdAt("new")
-	if old := createdAt("old-2"); !old.Before(cutoff) {
-		t.Fatalf("old-2 created at %v, not before new at %v", old, cutoff)
-	}
+	cutoff := clock.now()
 
 	n, err := s.PurgeReplays(ctx, alpha.ID, cutoff.Add(-time.Hour))
 	wantErr(t, "PurgeReplays(an hour before)", err, nil)
@@ -297,12 +407,12 @@ func testPurgeReplays(t *testing.T, s store.Store) {
 	wantInFlight(t, "ReserveReplay(new, created at the cutoff)", reserve(t, s, alpha.ID, rec("new"), fresh), rec("new"))
 	wantInFlight(t, "ReserveReplay(beta's old-1)", reserve(t, s, beta.ID, rec("old-1"), fresh), rec("old-1"))
 
-	n, err = s.PurgeReplays(ctx, alpha.ID, time.Now().Add(time.Hour))
+	n, err = s.PurgeReplays(ctx, alpha.ID, clock.now().Add(time.Hour))
 	wantErr(t, "PurgeReplays(an hour ahead)", err, nil)
 	if n != 3 {
 		t.Errorf("PurgeReplays(an hour ahead) = %d, want 3", n)
 	}
-	n, err = s.PurgeReplays(ctx, alpha.ID, time.Now().Add(time.Hour))
+	n, err = s.PurgeReplays(ctx, alpha.ID, clock.now().Add(time.Hour))
 	wantErr(t, "PurgeReplays(nothing left)", err, nil)
 	if n != 0 {
 		t.Errorf("PurgeReplays(nothing left) = %d, want 0", n)

@@ -50,7 +50,10 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"LedgerConcurrentAppends", testLedgerConcurrentAppends},
 		{"Directives", testDirectives},
 		{"DirectiveTakenOnce", testDirectiveTakenOnce},
+		{"DirectiveClaims", testDirectiveClaims},
 		{"Replays", testReplays},
+		{"ReplayOwnership", testReplayOwnership},
+		{"ReplayLease", testReplayLease},
 		{"ReplayPayloadBytes", testReplayPayloadBytes},
 		{"ReplayStale", testReplayStale},
 		{"ReplayRace", testReplayRace},
@@ -64,6 +67,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"SeedConcurrent", testSeedConcurrent},
 		{"SigningKeys", testSigningKeys},
 		{"SigningKeyRaces", testSigningKeyRaces},
+		{"Secrets", testSecrets},
 		{"Changes", testChanges},
 		{"Tenancy", testTenancy},
 		{"UnknownPublisher", testUnknownPublisher},
@@ -275,15 +279,17 @@ func testUnknownPublisher(t *testing.T, s store.Store) {
 		{"SetDirective", func() error {
 			return s.SetDirective(ctx, ghost, "acct_1", "buyer", directive("x"))
 		}},
-		{"TakeDirective", func() error { _, err := s.TakeDirective(ctx, ghost, "acct_1", "buyer"); return err }},
+		{"ClaimDirective", func() error { _, err := s.ClaimDirective(ctx, ghost, "acct_1", "buyer", "tok", time.Hour); return err }},
+		{"SpendDirective", func() error { return s.SpendDirective(ctx, ghost, "acct_1", "buyer", "tok") }},
+		{"ReleaseDirective", func() error { return s.ReleaseDirective(ctx, ghost, "acct_1", "buyer", "tok") }},
 		{"ReserveReplay", func() error {
-			_, err := s.ReserveReplay(ctx, ghost, store.Replay{Scope: "buyer|acct_1|get_products", Key: "k", RequestHash: "h"}, time.Hour)
+			_, err := s.ReserveReplay(ctx, ghost, store.Replay{Scope: "buyer|acct_1|get_products", Key: "k", RequestHash: "h", Token: "tok"}, time.Hour)
 			return err
 		}},
 		{"CompleteReplay", func() error {
-			return s.CompleteReplay(ctx, ghost, "buyer|acct_1|get_products", "k", []byte(`{}`), false, "")
+			return s.CompleteReplay(ctx, ghost, "buyer|acct_1|get_products", "k", "tok", []byte(`{}`), false, "")
 		}},
-		{"ReleaseReplay", func() error { return s.ReleaseReplay(ctx, ghost, "buyer|acct_1|get_products", "k") }},
+		{"ReleaseReplay", func() error { return s.ReleaseReplay(ctx, ghost, "buyer|acct_1|get_products", "k", "tok") }},
 		{"PurgeReplays", func() error { _, err := s.PurgeReplays(ctx, ghost, time.Now().Add(time.Hour)); return err }},
 		{"CreateTask", func() error {
 			return s.CreateTask(ctx, ghost, newTask("task_1", owner, "get_products", "submitted", true))

@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -28,6 +29,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver pgtestdb uses
 	"github.com/peterldowns/pgtestdb"
 
+	"github.com/storefront/storefront/store/keyring"
 	"github.com/storefront/storefront/store/pgstore"
 )
 
@@ -151,7 +153,8 @@ func Open(t testing.TB) *pgstore.Store {
 }
 
 // OpenURL opens another pgstore.Store on the database at databaseURL,
-// closed when t ends: two of them on one database act as two replicas.
+// closed when t ends, its secrets sealed with Key: two of them on one
+// database act as two replicas.
 func OpenURL(t testing.TB, databaseURL string) *pgstore.Store {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -160,6 +163,34 @@ func OpenURL(t testing.TB, databaseURL string) *pgstore.Store {
 	if err != nil {
 		t.Fatalf("pgstore.Open: %v", err)
 	}
+	k, err := keyring.New(Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetKeyring(k)
 	t.Cleanup(func() { _ = s.Close() })
 	return s
 }
+
+// KeysFile writes keys (Key when none are given), newest first, to a
+// file only its owner reads, for --secret-keys-file, and returns its path.
+func KeysFile(t testing.TB, keys ...keyring.Key) string {
+	t.Helper()
+	if len(keys) == 0 {
+		keys = []keyring.Key{Key}
+	}
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k.String() + "\n")
+	}
+	path := filepath.Join(t.TempDir(), "secret.keys")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Key is the secret key test stores share, as replicas do: fixed, so
+// that every store a test opens on one database reads what another
+// sealed. It protects nothing.
+var Key = keyring.Key{ID: "pgtest", Secret: []byte("pgtest-secret-key-32-bytes-long!")}
