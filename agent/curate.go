@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
@@ -51,11 +52,7 @@ func (c *Curator) Curate(publisher string, sub products.Submission, decide func(
 		res := decide(ctx)
 		status := res.Outcome.Arm().String()
 		owner := store.TaskOwner{Account: sub.Account, Principal: sub.Principal}
-		now := time.Now
-		if c.Now != nil {
-			now = c.Now
-		}
-		t, err := c.Store.FinishTask(ctx, publisher, owner, sub.TaskID, status, res.Payload, now())
+		t, err := c.Store.FinishTask(ctx, publisher, owner, sub.TaskID, status, res.Payload, clock.Read(c.Now))
 		if errors.Is(err, store.ErrConflict) {
 			// Already finished, by the compliance controller in sandbox.
 			return

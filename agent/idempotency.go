@@ -48,7 +48,7 @@ func (a *Agent) idempotent(ctx context.Context, c Call, p products.Principal, to
 		case !existing.Done:
 			msg, _ := baseScreen.Line("a request with this idempotency_key is still in progress; retry shortly", sanitize.MaxMessage)
 			return failedReply(env, outcome.Error{Code: adcp.IdempotencyInFlight, Message: msg})
-		case a.now().Sub(existing.CreatedAt) > ReplayTTL:
+		case a.Now().Sub(existing.CreatedAt) > ReplayTTL:
 			msg, _ := baseScreen.Line("this idempotency_key's cached response has expired; use a fresh key", sanitize.MaxMessage)
 			return failedReply(env, outcome.Error{Code: adcp.IdempotencyExpired, Message: msg})
 		}

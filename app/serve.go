@@ -13,10 +13,11 @@ import (
 	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/bench"
 	"github.com/storefront/storefront/buying"
-	"github.com/storefront/storefront/governance"
 	"github.com/storefront/storefront/compliance"
 	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/demo"
+	"github.com/storefront/storefront/governance"
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
@@ -44,11 +45,11 @@ func (m *Main) serve(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		start := time.Now()
+		watch := clock.Start()
 		if err := f.Seed(ctx, s); err != nil {
 			return fmt.Errorf("seeding the generated publisher: %w", err)
 		}
-		m.log.Info("generated publisher seeded", "publisher", bench.PublisherID, "fixture", f.String(), "took", time.Since(start).Round(time.Millisecond))
+		m.log.Info("generated publisher seeded", "publisher", bench.PublisherID, "fixture", f.String(), "took", watch.Elapsed().Round(time.Millisecond))
 		if m.DefaultPublisher == "" {
 			m.DefaultPublisher = bench.PublisherID
 		}
@@ -71,9 +72,11 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 
 	snaps := store.NewSnapshots(s)
+	snaps.Now = m.Now
 	go snaps.Watch(ctx)
 	policy := webhook.Policy{AllowLoopback: m.Sandbox}
 	hooks := webhook.New(s, policy, m.log)
+	hooks.Now = m.Now
 	keys := &signing.Keys{Store: s, Now: m.Now}
 	hooks.Signer = keys
 	defer hooks.Wait(context.Background())
@@ -154,11 +157,11 @@ func (m *Main) serve(ctx context.Context) error {
 	if m.Command == "bench serve" {
 		// Build the snapshot before taking load, so the first requests do
 		// not measure the deny-list build.
-		start := time.Now()
+		watch := clock.Start()
 		if _, err := snaps.Snapshot(ctx, def); err != nil {
 			return fmt.Errorf("building the generated publisher's snapshot: %w", err)
 		}
-		m.log.Info("snapshot built", "took", time.Since(start).Round(time.Millisecond))
+		m.log.Info("snapshot built", "took", watch.Elapsed().Round(time.Millisecond))
 	}
 	if err := m.Server.Listen(); err != nil {
 		return fmt.Errorf("listening on %s: %w", m.Addr, err)

@@ -23,6 +23,7 @@ import (
 	"github.com/storefront/storefront/admin"
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/console"
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/internal/origin"
 	"github.com/storefront/storefront/mcpserver"
 	"github.com/storefront/storefront/metrics"
@@ -186,7 +187,7 @@ func (s *Server) health(c echo.Context) error {
 // accessLog logs each request at debug level and server errors at warn.
 func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		start := time.Now()
+		watch := clock.Start()
 		err := next(c)
 		if err != nil {
 			c.Error(err)
@@ -198,7 +199,7 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		s.cfg.Log.Log(c.Request().Context(), level, "http",
 			"method", c.Request().Method, "path", c.Request().URL.Path, "status", status,
-			"duration_ms", float64(time.Since(start).Microseconds())/1000)
+			"duration_ms", float64(watch.Elapsed().Microseconds())/1000)
 		return nil
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/store"
 )
 
@@ -64,10 +65,7 @@ type Keys struct {
 }
 
 func (k *Keys) now() time.Time {
-	if k.Now != nil {
-		return k.Now()
-	}
-	return time.Now()
+	return clock.Read(k.Now)
 }
 
 // NewKey generates a key created at now.
