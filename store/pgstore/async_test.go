@@ -11,7 +11,6 @@ import (
 
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/store"
-	"github.com/storefront/storefront/store/pgstore"
 	"github.com/storefront/storefront/store/pgstore/pgtest"
 )
 
@@ -112,22 +111,28 @@ func TestAsyncReplicas(t *testing.T) {
 	}
 }
 
-// TestReplayStalenessUsesTheDatabaseClock runs a replica whose clock is an
-// hour ahead: it must not take over a reservation another replica made a
-// moment ago, however stale its own clock says it is.
-func TestReplayStalenessUsesTheDatabaseClock(t *testing.T) {
-	url := pgtest.NewDatabase(t)
-	a, ahead := pgtest.OpenURL(t, url), pgtest.OpenURL(t, url)
-	pgstore.SetClock(ahead, func() time.Time { return time.Now().Add(time.Hour) })
+// TestReplayStalenessUsesTheStoreClock runs a store whose clock is years
+// from the database's: a reservation is stamped with the store's time and
+// ages on it, in flight until the store's clock passes staleAfter and
+// taken over after, however little time passed for the database.
+func TestReplayStalenessUsesTheStoreClock(t *testing.T) {
+	s := pgtest.Open(t)
+	at := time.Date(2041, 3, 4, 5, 6, 7, 0, time.UTC)
+	s.SetClock(func() time.Time { return at })
 	ctx := t.Context()
-	putPublishers(t, a, alpha)
+	putPublishers(t, s, alpha)
 	r := store.Replay{Scope: "buyer|acct_1|get_products", Key: "k", RequestHash: "h"}
-	if got, err := a.ReserveReplay(ctx, alpha.ID, r, time.Minute); err != nil || got != nil {
+	if got, err := s.ReserveReplay(ctx, alpha.ID, r, time.Minute); err != nil || got != nil {
 		t.Fatalf("ReserveReplay = %+v, %v, want nil", got, err)
 	}
-	got, err := ahead.ReserveReplay(ctx, alpha.ID, r, time.Minute)
-	if err != nil || got == nil || got.Done {
-		t.Errorf("replica an hour ahead: ReserveReplay(fresh reservation, staleAfter=1m) = %+v, %v, want the reservation in flight", got, err)
+	at = at.Add(30 * time.Second)
+	got, err := s.ReserveReplay(ctx, alpha.ID, r, time.Minute)
+	if err != nil || got == nil || got.Done || !got.CreatedAt.Equal(at.Add(-30*time.Second)) {
+		t.Fatalf("30s later on the store's clock: ReserveReplay(staleAfter=1m) = %+v, %v, want the reservation made at %v in flight", got, err, at.Add(-30*time.Second))
+	}
+	at = at.Add(time.Minute)
+	if got, err := s.ReserveReplay(ctx, alpha.ID, r, time.Minute); err != nil || got != nil {
+		t.Errorf("90s later on the store's clock: ReserveReplay(staleAfter=1m) = %+v, %v, want the stale reservation taken over", got, err)
 	}
 }
 

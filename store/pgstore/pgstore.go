@@ -34,6 +34,7 @@ import (
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
@@ -47,9 +48,9 @@ const changesChannel = "storefront_changes"
 
 // Store is a store.Store on PostgreSQL.
 type Store struct {
-	pool *pgxpool.Pool
-	log  *slog.Logger
-	now  func() time.Time
+	pool  *pgxpool.Pool
+	log   *slog.Logger
+	clock func() time.Time
 
 	// closed ends every Changes listener when the store closes, so that
 	// Close leaves no connection behind.
@@ -107,7 +108,7 @@ func Open(ctx context.Context, databaseURL string, logger *slog.Logger) (*Store,
 		return nil, fmt.Errorf("pgstore: migrating the database at %s: %w", where, err)
 	}
 	closed, closeFn := context.WithCancel(context.Background())
-	s := &Store{pool: pool, log: logger, now: time.Now, closed: closed, close: closeFn}
+	s := &Store{pool: pool, log: logger, closed: closed, close: closeFn}
 	s.listPublishers = s.Publishers
 	return s, nil
 }
@@ -266,8 +267,8 @@ func (s *Store) PutPublisher(ctx context.Context, p products.Publisher) (err err
 	}
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `
-			INSERT INTO publishers (id, settings) VALUES ($1, $2)
-			ON CONFLICT (id) DO UPDATE SET settings = EXCLUDED.settings`, p.ID, settings); err != nil {
+			INSERT INTO publishers (id, settings, created_at) VALUES ($1, $2, $3)
+			ON CONFLICT (id) DO UPDATE SET settings = EXCLUDED.settings`, p.ID, settings, s.now().UTC()); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO ledger_heads (publisher_id) VALUES ($1) ON CONFLICT DO NOTHING`, p.ID); err != nil {
@@ -440,10 +441,13 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// SetClock replaces the store's clock: the times it stamps (ledger
-// entries, versions, tasks, seeds) come from now. Idempotency records
-// keep the database's clock (see ReserveReplay).
-func (s *Store) SetClock(now func() time.Time) { s.now = now }
+// SetClock replaces the store's clock: every time it stamps (ledger
+// entries, versions, tasks, accounts, idempotency records, seeds) comes
+// from now, never from the database's clock. Without it the store reads
+// the machine's clock.
+func (s *Store) SetClock(now func() time.Time) { s.clock = now }
+
+func (s *Store) now() time.Time { return clock.Read(s.clock) }
 
 // ObserveBatches makes the store tell fn the size and the duration of each
 // ledger batch it commits (for metrics). Call it before the store is used.

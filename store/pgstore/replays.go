@@ -28,9 +28,10 @@ func scanReplay(row pgx.CollectableRow) (store.Replay, error) {
 // condition on the row as the previous locker committed it, so of several
 // replicas taking over one stale reservation exactly one succeeds.
 //
-// The reservation's time and its staleness are read from the database's
-// clock, not this replica's: a replica whose clock ran ahead would
-// otherwise take over a reservation that is still fresh.
+// The reservation's time and its staleness are read from the program's
+// clock, as every other time the store stamps is (replicas keep their
+// clocks in step as they must for the ledger's times), never from the
+// database's: a pinned or shifted clock then ages records it made itself.
 func (s *Store) ReserveReplay(ctx context.Context, publisher string, r store.Replay, staleAfter time.Duration) (_ *store.Replay, err error) {
 	defer wrap(&err, "ReserveReplay(%q, %q, %q)", publisher, r.Scope, r.Key)
 	// The reservation can vanish between the claim that failed and the
@@ -38,12 +39,12 @@ func (s *Store) ReserveReplay(ctx context.Context, publisher string, r store.Rep
 	for range 3 {
 		tag, err := s.pool.Exec(ctx, `
 			INSERT INTO replays (publisher_id, scope, idempotency_key, request_hash, created_at)
-			VALUES ($1, $2, $3, $4, now())
+			VALUES ($1, $2, $3, $4, $6)
 			ON CONFLICT (publisher_id, scope, idempotency_key) DO UPDATE SET
 				request_hash = EXCLUDED.request_hash, created_at = EXCLUDED.created_at,
 				done = false, payload = NULL, failed = false, slug = ''
-			WHERE NOT replays.done AND replays.created_at <= now() - $5::bigint * interval '1 microsecond'`,
-			publisher, r.Scope, r.Key, r.RequestHash, staleAfter.Microseconds())
+			WHERE NOT replays.done AND replays.created_at <= $6::timestamptz - $5::bigint * interval '1 microsecond'`,
+			publisher, r.Scope, r.Key, r.RequestHash, staleAfter.Microseconds(), s.now().UTC())
 		if err != nil {
 			return nil, err
 		}
