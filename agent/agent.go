@@ -171,10 +171,11 @@ func (a *Agent) Authenticate(ctx context.Context, publisher, header string) (pro
 // Now reads the pipeline's clock, for the transports' own timestamps
 // (an A2A task's status time).
 func (a *Agent) Now() time.Time {
+	var now func() time.Time
 	if a.Products != nil {
-		return clock.Read(a.Products.Now)
+		now = a.Products.Now
 	}
-	return clock.Read(nil)
+	return clock.Read(now)
 }
 
 // authFailure is the error arm for a call whose credentials failed.
