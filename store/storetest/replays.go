@@ -83,9 +83,9 @@ func testReplays(t *testing.T, s store.Store) {
 	withPublishers(t, s)
 	r := store.Replay{Scope: scope("buyer"), Key: "key-1", RequestHash: "hash-1"}
 
-	start := time.Now()
+	start := now(t, s)
 	wantOwned(t, "ReserveReplay(new key)", reserve(t, s, alpha.ID, r, fresh))
-	end := time.Now()
+	end := now(t, s)
 
 	// While it is in flight, every other caller sees the reservation,
 	// whatever its request: a different hash is the caller's conflict to
@@ -297,12 +297,12 @@ func testPurgeReplays(t *testing.T, s store.Store) {
 	wantInFlight(t, "ReserveReplay(new, created at the cutoff)", reserve(t, s, alpha.ID, rec("new"), fresh), rec("new"))
 	wantInFlight(t, "ReserveReplay(beta's old-1)", reserve(t, s, beta.ID, rec("old-1"), fresh), rec("old-1"))
 
-	n, err = s.PurgeReplays(ctx, alpha.ID, time.Now().Add(time.Hour))
+	n, err = s.PurgeReplays(ctx, alpha.ID, now(t, s).Add(time.Hour))
 	wantErr(t, "PurgeReplays(an hour ahead)", err, nil)
 	if n != 3 {
 		t.Errorf("PurgeReplays(an hour ahead) = %d, want 3", n)
 	}
-	n, err = s.PurgeReplays(ctx, alpha.ID, time.Now().Add(time.Hour))
+	n, err = s.PurgeReplays(ctx, alpha.ID, now(t, s).Add(time.Hour))
 	wantErr(t, "PurgeReplays(nothing left)", err, nil)
 	if n != 0 {
 		t.Errorf("PurgeReplays(nothing left) = %d, want 0", n)
