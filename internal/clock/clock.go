@@ -26,7 +26,10 @@
 // is the one exception: it measures the machine it runs on.
 package clock
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Read returns now(), the injected clock's time, or the machine's time
 // when nothing was injected.
@@ -48,3 +51,15 @@ func (s Stopwatch) Elapsed() time.Duration { return time.Since(s.start) }
 
 // Deadline is the I/O deadline d from now, on the machine's clock.
 func Deadline(d time.Duration) time.Time { return time.Now().Add(d) }
+
+// Shift moves a time by a shift such as +7y, -2y, +90d or -36h (years and
+// days on the calendar, in UTC). Tests use it to move their pinned clock,
+// and scripts/test-clock-shift.sh to move the machine's clock as Go
+// programs read it.
+func Shift(t time.Time, shift string) (time.Time, error) {
+	y, d, h, ok := parseShift(shift)
+	if !ok {
+		return time.Time{}, fmt.Errorf("clock shift %q: want a sign, a whole number and y, d or h, as in +7y, -2y, +90d or -36h", shift)
+	}
+	return t.UTC().AddDate(y, 0, d).Add(time.Duration(h) * time.Hour), nil
+}
