@@ -59,7 +59,7 @@ func (brokenSnapshots) Snapshot(ctx context.Context, publisher string) (*product
 func newAgent(t *testing.T, s *replayStore, snaps products.Snapshots) *agent.Agent {
 	t.Helper()
 	mem := memstore.New()
-	if err := demo.Seed(context.Background(), mem); err != nil {
+	if err := demo.Seed(context.Background(), mem, demo.Written); err != nil {
 		t.Fatal(err)
 	}
 	s.Store = mem

@@ -55,7 +55,7 @@ func (m *Main) serve(ctx context.Context) error {
 		}
 	} else if kind == "memory" || m.SeedDemo {
 		if _, err := s.Publisher(ctx, demo.PublisherID); errors.Is(err, store.ErrNotFound) {
-			if err := demo.Seed(ctx, s); err != nil {
+			if err := demo.Seed(ctx, s, m.now()); err != nil {
 				return fmt.Errorf("seeding the demo publisher: %w", err)
 			}
 			seeded = true

@@ -17,7 +17,7 @@ func TestWatchPublisherSettings(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := memstore.New()
-	if err := demo.Seed(ctx, s); err != nil {
+	if err := demo.Seed(ctx, s, demo.Written); err != nil {
 		t.Fatal(err)
 	}
 	snaps := store.NewSnapshots(s)
