@@ -65,17 +65,17 @@ func Start(t testing.TB, args ...string) *Env {
 }
 
 // StartWith is Start with configure applied to the program before it
-// runs (a test's transport for governance agents, say).
+// runs (a test's transport for governance agents, a clock of its own).
 func StartWith(t testing.TB, configure func(*app.Main), args ...string) *Env {
 	t.Helper()
 	m := app.NewMain()
+	m.Now = func() time.Time { return Clock }
 	if configure != nil {
 		configure(m)
 	}
 	out := &syncBuffer{}
 	m.Stdout = out
 	m.Stderr = out
-	m.Now = func() time.Time { return Clock }
 	if err := m.ParseFlags(append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn"}, args...)); err != nil {
 		t.Fatal(err)
 	}
