@@ -23,7 +23,7 @@ func syncGovernanceArgs(key, url string) string {
 
 func governedBuyArgs(key, gc string, budget int) string {
 	return `{"adcp_version":"3.2-beta.5","idempotency_key":"` + key + `","account":` + govAccount + `,"brand":{"domain":"acme.example"},` +
-		`"governance_context":"` + gc + `","start_time":"asap","end_time":"2027-03-01T00:00:00Z",` +
+		`"governance_context":"` + gc + `","start_time":"asap","end_time":"` + testenv.Day(92) + `T00:00:00Z",` +
 		`"packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":` + strings.TrimSpace(jsonInt(budget)) + `}]}`
 }
 
