@@ -143,7 +143,7 @@ type Service struct {
 	// a webhook into a task: it is answered submitted at once, decided in
 	// the background, and its answer delivered to the webhook.
 	Curation Curation
-	// Now is the clock; nil means time.Now.
+	// Now is the program's clock; nil means the machine's (internal/clock).
 	Now func() time.Time
 	Log *slog.Logger
 }

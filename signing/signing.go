@@ -60,7 +60,7 @@ type KeyStore interface {
 // when it is first needed, and signs with them.
 type Keys struct {
 	Store KeyStore
-	// Now is the clock; nil means time.Now.
+	// Now is the program's clock; nil means the machine's (internal/clock).
 	Now func() time.Time
 }
 

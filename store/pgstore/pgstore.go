@@ -7,7 +7,7 @@
 // memory: If-Match is a compare-and-set on the publisher row, each
 // publisher's ledger is appended under a lock on its chain-head row, a
 // directive is taken by one DELETE ... RETURNING, an idempotency key is
-// claimed by one INSERT ... ON CONFLICT judged on the database's clock, a
+// claimed by one INSERT ... ON CONFLICT judged on the store's clock, a
 // task is finished by one conditional UPDATE, a seed locks its seeded
 // catalogue's row, and change notices travel by LISTEN/NOTIFY. It must
 // never hold state a second replica cannot see.

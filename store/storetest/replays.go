@@ -20,9 +20,9 @@ const fresh = time.Hour
 func scope(principal string) string { return principal + "|acct_1|get_products" }
 
 // wantNear fails unless got is within a few seconds of [lo, hi] and in
-// UTC. Stores may keep microseconds only, and PostgreSQL reads the
-// database's clock, so the window is generous; what it catches is a zero,
-// a stale or a local time.
+// UTC. Stores may keep microseconds only, so the window is generous; what
+// it catches is a zero, a stale or a local time, and, the store's clock
+// being years from the machine's (Epoch), a time from any other clock.
 func wantNear(t *testing.T, what string, got, lo, hi time.Time) {
 	t.Helper()
 	if got.Before(lo.Add(-2*time.Second)) || got.After(hi.Add(2*time.Second)) || got.Location() != time.UTC {
