@@ -11,7 +11,6 @@ import (
 	"github.com/storefront/storefront/internal/govstub"
 	"github.com/storefront/storefront/internal/kittest"
 	"github.com/storefront/storefront/internal/testenv"
-	"github.com/storefront/storefront/store/pgstore/pgtest"
 )
 
 const govAccount = `{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"}`
@@ -66,13 +65,7 @@ func a2aTask(t *testing.T, env *testenv.Env, skill, input string) (string, []byt
 // buys the agent approves and denies on both transports; on PostgreSQL a
 // second replica sees the registration.
 func TestGovernanceEndToEnd(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		db   func(t *testing.T) []string
-	}{
-		{"memstore", func(*testing.T) []string { return nil }},
-		{"postgres", func(t *testing.T) []string { return []string{"--database-url", pgtest.NewDatabase(t), "--seed-demo"} }},
-	} {
+	for _, tc := range programStores {
 		t.Run(tc.name, func(t *testing.T) {
 			stub := govstub.Start(t, func() time.Time { return testenv.Clock })
 			withStub := func(m *app.Main) { m.GovernanceTransport = stub.Transport() }
