@@ -8,7 +8,6 @@ import (
 	"iter"
 	"log/slog"
 	"strings"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -227,7 +226,7 @@ func (h *handler) task(ctx context.Context, msg *a2a.Message, r agent.Reply, leg
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now().UTC()
+	now := h.agent.Now().UTC()
 	t := &a2a.Task{
 		ID:        a2a.NewTaskID(),
 		ContextID: msg.ContextID,

@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/storefront/storefront/buying"
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/problem"
@@ -181,10 +182,7 @@ func (h *Handler) whoami(c echo.Context) error {
 }
 
 func (h *Handler) now() time.Time {
-	if h.Now != nil {
-		return h.Now()
-	}
-	return time.Now()
+	return clock.Read(h.Now)
 }
 
 // body reads the request body whole.

@@ -416,7 +416,7 @@ func TestDecisionsAndVerify(t *testing.T) {
 	if len(ch) != 1 || asList(ch[0].(map[string]any)["rule_ids"])[0] != "MR-1187-CHANNELS" {
 		t.Errorf("slug filter = %v", ch)
 	}
-	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	future := testenv.Clock.Add(time.Hour).UTC().Format(time.RFC3339)
 	if n := len(asList(c.do("GET", pub+"/decisions?since="+future, "").json(t)["decisions"])); n != 0 {
 		t.Errorf("since filter returned %d", n)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/storefront/storefront/backtest"
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
@@ -121,10 +122,10 @@ func (h *Handler) backtest(c echo.Context) error {
 		_ = enc.Encode(ev)
 		w.Flush()
 	}
-	var last time.Time
+	var last clock.Stopwatch
 	run.Progress = func(p backtest.Progress) {
-		if now := time.Now(); now.Sub(last) >= 200*time.Millisecond {
-			last = now
+		if last.Elapsed() >= 200*time.Millisecond {
+			last = clock.Start()
 			send(backtestEvent{Event: "progress", Progress: &p})
 		}
 	}

@@ -33,7 +33,7 @@ func serve(t testing.TB, s store.Store, clock *traffic.Clock) (client, *admin.Ha
 	if c, ok := s.(interface{ SetClock(func() time.Time) }); ok {
 		c.SetClock(clock.Now)
 	}
-	if err := demo.Seed(ctx, s); err != nil {
+	if err := demo.Seed(ctx, s, demo.Written); err != nil {
 		t.Fatal(err)
 	}
 	snaps := store.NewSnapshots(s)

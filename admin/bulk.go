@@ -14,6 +14,7 @@ import (
 
 	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/bulk"
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/products"
@@ -109,7 +110,7 @@ func (h *Handler) importCatalogue(c echo.Context) error {
 
 	w := c.Response()
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(importDeadline))
+	_ = rc.SetReadDeadline(clock.Deadline(importDeadline))
 	stream := wantsStream(c)
 	var send func(importEvent)
 	if stream {
@@ -128,11 +129,11 @@ func (h *Handler) importCatalogue(c echo.Context) error {
 	body := http.MaxBytesReader(w, c.Request().Body, MaxImport)
 	rep := ImportReport{Skipped: skip}
 	rd, err := bulk.NewReader(body, format, h.checkProduct)
-	var last time.Time
+	var last clock.Stopwatch
 	next := func() (products.Product, error) {
 		for {
-			if stream && time.Since(last) >= 250*time.Millisecond {
-				last = time.Now()
+			if stream && last.Elapsed() >= 250*time.Millisecond {
+				last = clock.Start()
 				send(importEvent{Event: "progress", Lines: rd.Line(), Products: rep.Products, BadLines: rep.BadLines})
 			}
 			p, err := rd.Next()

@@ -17,7 +17,7 @@ func buyTool(t *testing.T, env *testenv.Env, tool, args string) map[string]any {
 
 func buyArgs(key string, budget string) string {
 	return `{"adcp_version":"3.2-beta.5","idempotency_key":"` + key + `","account":{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"},` +
-		`"brand":{"domain":"acme.example"},"start_time":"2026-12-07T00:00:00Z","end_time":"2027-01-31T00:00:00Z",` +
+		`"brand":{"domain":"acme.example"},"start_time":"` + testenv.Day(8) + `T00:00:00Z","end_time":"` + testenv.Day(63) + `T00:00:00Z",` +
 		`"packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":` + budget + `}]}`
 }
 
@@ -58,10 +58,10 @@ func TestOrderDeskAPI(t *testing.T) {
 	pkg := asList(asList(buys["media_buys"])[0].(map[string]any)["packages"])[0].(map[string]any)["package_id"].(string)
 
 	// Delivery: refused whole with a pointer per bad row.
-	bad := `{"rows":[{"media_buy_id":"` + id + `","package_id":"` + pkg + `","date":"2026-11-28","impressions":10,"spend":1},` +
-		`{"media_buy_id":"mb_nope","package_id":"p","date":"2026-11-28","impressions":1,"spend":1},` +
+	bad := `{"rows":[{"media_buy_id":"` + id + `","package_id":"` + pkg + `","date":"` + testenv.Day(-1) + `","impressions":10,"spend":1},` +
+		`{"media_buy_id":"mb_nope","package_id":"p","date":"` + testenv.Day(-1) + `","impressions":1,"spend":1},` +
 		`{"media_buy_id":"` + id + `","package_id":"` + pkg + `","date":"2099-01-01","impressions":1,"spend":1},` +
-		`{"media_buy_id":"` + id + `","package_id":"` + pkg + `","date":"2026-11-27","impressions":-1,"spend":1}]}`
+		`{"media_buy_id":"` + id + `","package_id":"` + pkg + `","date":"` + testenv.Day(-2) + `","impressions":-1,"spend":1}]}`
 	p := wantProblem(t, c.do("POST", pub+"/delivery", bad), http.StatusUnprocessableEntity, "/rows/1/media_buy_id")
 	if got := len(asList(p["errors"])); got != 3 {
 		t.Errorf("problems = %v, want one per bad row", p["errors"])
@@ -72,19 +72,19 @@ func TestOrderDeskAPI(t *testing.T) {
 	}
 	// A corrected report of the same day replaces it.
 	for _, body := range []string{
-		`{"rows":[{"media_buy_id":"` + id + `","package_id":"` + pkg + `","date":"2026-11-28","impressions":900,"spend":2.7}]}`,
-		`{"rows":[{"media_buy_id":"` + id + `","package_id":"` + pkg + `","date":"2026-11-28","impressions":1000,"spend":3}]}`,
+		`{"rows":[{"media_buy_id":"` + id + `","package_id":"` + pkg + `","date":"` + testenv.Day(-1) + `","impressions":900,"spend":2.7}]}`,
+		`{"rows":[{"media_buy_id":"` + id + `","package_id":"` + pkg + `","date":"` + testenv.Day(-1) + `","impressions":1000,"spend":3}]}`,
 	} {
 		if r := c.do("POST", pub+"/delivery", body); r.Status != http.StatusOK {
 			t.Fatalf("POST /delivery = %d %s", r.Status, r.Body)
 		}
 	}
-	csv := "media_buy_id,package_id,date,impressions,clicks,spend\n" + id + "," + pkg + ",2026-11-29,500,5,1.5\n"
+	csv := "media_buy_id,package_id,date,impressions,clicks,spend\n" + id + "," + pkg + "," + testenv.Day(0) + ",500,5,1.5\n"
 	if r := c.do("POST", pub+"/delivery", csv, "Content-Type", "text/csv"); r.Status != http.StatusOK {
 		t.Fatalf("POST /delivery (CSV) = %d %s", r.Status, r.Body)
 	}
 	wantProblem(t, c.do("POST", pub+"/delivery", "media_buy_id,date\n", "Content-Type", "text/csv"), http.StatusUnprocessableEntity, "/header")
-	wantProblem(t, c.do("POST", pub+"/delivery", "media_buy_id,package_id,date,impressions,spend\n"+id+","+pkg+",2026-11-29,lots,1\n", "Content-Type", "text/csv"),
+	wantProblem(t, c.do("POST", pub+"/delivery", "media_buy_id,package_id,date,impressions,spend\n"+id+","+pkg+","+testenv.Day(0)+",lots,1\n", "Content-Type", "text/csv"),
 		http.StatusUnprocessableEntity, "/rows/0/impressions")
 	got = c.do("GET", pub+"/media-buys/"+id, "").json(t)
 	if d := got["delivered"].(map[string]any); d["impressions"] != 1500.0 || d["spend"] != 4.5 {

@@ -334,8 +334,8 @@ func TestAuditRecordsEveryAdminWrite(t *testing.T) {
 			map[string]string{"total_budget": "120000", "currency": "USD"}},
 		{"POST", "/orders/" + orders[1] + "/decline", `{"slug":"commercially_declined","reason":"Not this quarter."}`, nil, "order.decline", orders[1],
 			map[string]string{"slug": "commercially_declined", "own_words": "true"}},
-		{"POST", "/delivery", `{"rows":[` + row("2026-11-27", 1000) + "," + row("2026-11-28", 2000) + `]}`, nil, "delivery.report", "delivery",
-			map[string]string{"rows": "2", "media_buys": "1", "first_day": "2026-11-27", "last_day": "2026-11-28"}},
+		{"POST", "/delivery", `{"rows":[` + row(testenv.Day(-2), 1000) + "," + row(testenv.Day(-1), 2000) + `]}`, nil, "delivery.report", "delivery",
+			map[string]string{"rows": "2", "media_buys": "1", "first_day": testenv.Day(-2), "last_day": testenv.Day(-1)}},
 	} {
 		headers, body := step.headers, step.body
 		if strings.HasPrefix(step.action, "product.") || strings.HasPrefix(step.action, "catalogue.") {
@@ -377,7 +377,7 @@ func TestAuditRecordsEveryAdminWrite(t *testing.T) {
 	wantProblem(t, c.do("POST", pub+"/orders/"+orders[0]+"/approve", "{}"), http.StatusConflict, "")
 	wantProblem(t, c.do("POST", pub+"/orders/"+orders[0]+"/decline", `{"slug":"commercially_declined"}`), http.StatusConflict, "")
 	wantProblem(t, c.do("POST", pub+"/orders/nope/approve", "{}"), http.StatusNotFound, "")
-	wantProblem(t, c.do("POST", pub+"/delivery", `{"rows":[`+row("2026-11-28", 5)+`,{"media_buy_id":"mb_nope","package_id":"p","date":"2026-11-28","impressions":1,"spend":1}]}`),
+	wantProblem(t, c.do("POST", pub+"/delivery", `{"rows":[`+row(testenv.Day(-1), 5)+`,{"media_buy_id":"mb_nope","package_id":"p","date":"`+testenv.Day(-1)+`","impressions":1,"spend":1}]}`),
 		http.StatusUnprocessableEntity, "/rows/1/media_buy_id")
 	if got := len(trail(t, c, "?limit=1000")); got != before {
 		t.Errorf("refused writes added %d audit entries", got-before)

@@ -12,6 +12,7 @@ import (
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/buying"
 	"github.com/storefront/storefront/compliance"
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/outcome"
@@ -130,7 +131,7 @@ func (a *Agent) Dispatch(ctx context.Context, name string, c Call) (Reply, error
 	if !ok {
 		return Reply{}, ErrUnknownTool
 	}
-	start := time.Now()
+	watch := clock.Start()
 	var r Reply
 	if recovery.Run(ctx, a.Log, c.Transport, "tool "+name, func() {
 		p, err := a.principalFor(ctx, c)
@@ -138,7 +139,7 @@ func (a *Agent) Dispatch(ctx context.Context, name string, c Call) (Reply, error
 	}) {
 		r = a.InternalReply(c.Args)
 	}
-	a.observe(name, c, r, time.Since(start))
+	a.observe(name, c, r, watch.Elapsed())
 	return r, nil
 }
 
@@ -191,7 +192,7 @@ func (a *Agent) Authenticate(ctx context.Context, publisher, header string) (pro
 	// Read from the store on every call, never cached: a revoked or
 	// expired token is refused from the next request on, on every
 	// replica.
-	t, err := a.Store.UseToken(ctx, store.BuyerToken, publisher, store.TokenDigest(token), a.now())
+	t, err := a.Store.UseToken(ctx, store.BuyerToken, publisher, store.TokenDigest(token), a.Now())
 	if errors.Is(err, store.ErrNotFound) || (err == nil && t.Buyer == nil) {
 		return products.Principal{}, errAuthInvalid
 	}
@@ -201,12 +202,14 @@ func (a *Agent) Authenticate(ctx context.Context, publisher, header string) (pro
 	return products.Principal{ID: t.Buyer.ID, Operator: t.Buyer.Operator, Accounts: t.Buyer.Accounts}, nil
 }
 
-// now reads the pipeline's clock.
-func (a *Agent) now() time.Time {
-	if a.Products != nil && a.Products.Now != nil {
-		return a.Products.Now()
+// Now reads the pipeline's clock, for the transports' own timestamps
+// (an A2A task's status time).
+func (a *Agent) Now() time.Time {
+	var now func() time.Time
+	if a.Products != nil {
+		now = a.Products.Now
 	}
-	return time.Now()
+	return clock.Read(now)
 }
 
 // authFailure is the error arm for a call whose credentials failed.

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
@@ -56,11 +57,7 @@ func (c *Curator) curate(publisher string, sub products.Submission, decide func(
 		status, payload = res.Outcome.Arm().String(), res.Payload
 	})
 	owner := store.TaskOwner{Account: sub.Account, Principal: sub.Principal}
-	now := time.Now
-	if c.Now != nil {
-		now = c.Now
-	}
-	t, err := c.Store.FinishTask(ctx, publisher, owner, sub.TaskID, status, payload, now())
+	t, err := c.Store.FinishTask(ctx, publisher, owner, sub.TaskID, status, payload, clock.Read(c.Now))
 	if errors.Is(err, store.ErrConflict) {
 		// Already finished, by the compliance controller in sandbox.
 		return

@@ -115,7 +115,7 @@ func TestAsyncDiscovery(t *testing.T) {
 func TestCurationPanic(t *testing.T) {
 	ctx := context.Background()
 	s := memstore.New()
-	if err := demo.Seed(ctx, s); err != nil {
+	if err := demo.Seed(ctx, s, demo.Written); err != nil {
 		t.Fatal(err)
 	}
 	owner := store.TaskOwner{Account: "acct_1", Principal: "buyer-1"}

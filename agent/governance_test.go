@@ -11,7 +11,6 @@ import (
 	"github.com/storefront/storefront/internal/govstub"
 	"github.com/storefront/storefront/internal/kittest"
 	"github.com/storefront/storefront/internal/testenv"
-	"github.com/storefront/storefront/store/pgstore/pgtest"
 )
 
 const govAccount = `{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"}`
@@ -23,7 +22,7 @@ func syncGovernanceArgs(key, url string) string {
 
 func governedBuyArgs(key, gc string, budget int) string {
 	return `{"adcp_version":"3.2-beta.5","idempotency_key":"` + key + `","account":` + govAccount + `,"brand":{"domain":"acme.example"},` +
-		`"governance_context":"` + gc + `","start_time":"asap","end_time":"2027-03-01T00:00:00Z",` +
+		`"governance_context":"` + gc + `","start_time":"asap","end_time":"` + testenv.Day(92) + `T00:00:00Z",` +
 		`"packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":` + strings.TrimSpace(jsonInt(budget)) + `}]}`
 }
 
@@ -42,16 +41,7 @@ func a2aTask(t *testing.T, env *testenv.Env, skill, input string) (string, []byt
 // buys the agent approves and denies on both transports; on PostgreSQL a
 // second replica sees the registration.
 func TestGovernanceEndToEnd(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		db   func(t *testing.T) []string
-	}{
-		{"memstore", func(*testing.T) []string { return nil }},
-		{"postgres", func(t *testing.T) []string {
-			// The replicas share the key that seals the agents' credentials.
-			return []string{"--database-url", pgtest.NewDatabase(t), "--seed-demo", "--secret-keys-file", pgtest.KeysFile(t)}
-		}},
-	} {
+	for _, tc := range programStores {
 		t.Run(tc.name, func(t *testing.T) {
 			stub := govstub.Start(t, func() time.Time { return testenv.Clock })
 			withStub := func(m *app.Main) { m.GovernanceTransport = stub.Transport() }

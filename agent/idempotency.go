@@ -67,8 +67,8 @@ func (a *Agent) idempotent(ctx context.Context, c Call, p products.Principal, to
 			return conflict(env, msg)
 		case !existing.Done:
 			msg, _ := baseScreen.Line("a request with this idempotency_key is still in progress; retry with the same key after retry_after seconds", sanitize.MaxMessage)
-			return failedReply(env, outcome.Error{Code: adcp.IdempotencyInFlight, Message: msg, RetryAfter: RetryAfter(existing.Expires, a.now())})
-		case a.now().Sub(existing.CreatedAt) > ReplayTTL:
+			return failedReply(env, outcome.Error{Code: adcp.IdempotencyInFlight, Message: msg, RetryAfter: RetryAfter(existing.Expires, a.Now())})
+		case a.Now().Sub(existing.CreatedAt) > ReplayTTL:
 			msg, _ := baseScreen.Line("this idempotency_key's cached response has expired; use a fresh key", sanitize.MaxMessage)
 			return failedReply(env, outcome.Error{Code: adcp.IdempotencyExpired, Message: msg})
 		}

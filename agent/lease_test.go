@@ -107,7 +107,7 @@ const leaseArgs = `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"c
 func TestReplayTakeoverRefusesTheLateOwner(t *testing.T) {
 	clock := &leaseClock{t: time.Date(2034, 8, 9, 10, 11, 12, 0, time.UTC)}
 	mem := memstore.New()
-	if err := demo.Seed(context.Background(), mem); err != nil {
+	if err := demo.Seed(context.Background(), mem, demo.Written); err != nil {
 		t.Fatal(err)
 	}
 	mem.SetClock(clock.now)
@@ -182,7 +182,7 @@ func (c *cuttingSnapshots) Snapshot(ctx context.Context, publisher string) (*pro
 func TestReplayReleasedAfterAnOutage(t *testing.T) {
 	db := pgtest.NewDatabase(t)
 	seed := pgtest.OpenURL(t, db)
-	if err := demo.Seed(context.Background(), seed); err != nil {
+	if err := demo.Seed(context.Background(), seed, demo.Written); err != nil {
 		t.Fatal(err)
 	}
 	proxy, via := pgtest.NewProxy(t, db)

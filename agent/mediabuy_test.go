@@ -54,7 +54,7 @@ func TestMediaBuyToolsAtEveryVersion(t *testing.T) {
 			}
 			call("list_accounts", `{`+pin+`}`)
 			created := call("create_media_buy", `{`+pin+`,`+key("create")+`,"account":`+account+`,"brand":{"domain":"acme.example"},`+
-				`"start_time":"asap","end_time":"2027-03-01T00:00:00Z","packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":5000,`+
+				`"start_time":"asap","end_time":"`+testenv.Day(92)+`T00:00:00Z","packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":5000,`+
 				`"creative_assignments":[{"creative_id":"cr_`+v.String()+`"}]}]}`)
 			id, _ := created["media_buy_id"].(string)
 			if id == "" {
@@ -70,7 +70,7 @@ func TestMediaBuyToolsAtEveryVersion(t *testing.T) {
 			call("update_media_buy", `{`+pin+`,`+key("missing")+`,"account":`+account+`,"media_buy_id":"mb_nope","paused":true}`)
 			call("get_media_buy_delivery", `{`+pin+`,"account":`+account+`,"start_date":"2026-04-15","end_date":"2026-04-15"}`)
 			call("create_media_buy", `{`+pin+`,`+key("low")+`,"account":`+account+`,"brand":{"domain":"acme.example"},`+
-				`"start_time":"asap","end_time":"2027-03-01T00:00:00Z","packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":10}]}`)
+				`"start_time":"asap","end_time":"`+testenv.Day(92)+`T00:00:00Z","packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":10}]}`)
 		})
 	}
 }
@@ -84,7 +84,7 @@ func TestMediaBuyIdempotency(t *testing.T) {
 	const account = `{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"}`
 	create := func(budget int) string {
 		return `{"adcp_version":"3.2-beta.5","idempotency_key":"idem-create-0000000001","account":` + account + `,"brand":{"domain":"acme.example"},` +
-			`"start_time":"asap","end_time":"2027-03-01T00:00:00Z","packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":` + fmt.Sprint(budget) + `}]}`
+			`"start_time":"asap","end_time":"` + testenv.Day(92) + `T00:00:00Z","packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":` + fmt.Sprint(budget) + `}]}`
 	}
 	_, first := kittest.Call(t, cs, "create_media_buy", create(5000))
 	_, again := kittest.Call(t, cs, "create_media_buy", create(5000))
@@ -179,7 +179,7 @@ func TestMediaBuyOverA2A(t *testing.T) {
 	env := testenv.Start(t)
 	const account = `{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"}`
 	state, payload := a2aTask(t, env, "create_media_buy", `{"adcp_version":"3.2-beta.5","idempotency_key":"a2a-create-00000001","account":`+account+
-		`,"brand":{"domain":"acme.example"},"start_time":"asap","end_time":"2027-03-01T00:00:00Z",`+
+		`,"brand":{"domain":"acme.example"},"start_time":"asap","end_time":"`+testenv.Day(92)+`T00:00:00Z",`+
 		`"packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":5000}]}`)
 	m := validateTool(t, "create_media_buy", payload)
 	if state != "TASK_STATE_COMPLETED" || m["media_buy_id"] == nil {

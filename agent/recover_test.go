@@ -33,7 +33,7 @@ func (tokenPanics) UseToken(context.Context, store.TokenKind, string, string, ti
 // transport.
 func TestDispatchRecovers(t *testing.T) {
 	mem := memstore.New()
-	if err := demo.Seed(context.Background(), mem); err != nil {
+	if err := demo.Seed(context.Background(), mem, demo.Written); err != nil {
 		t.Fatal(err)
 	}
 	s := tokenPanics{mem}

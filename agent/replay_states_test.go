@@ -66,7 +66,7 @@ func (panickingSnapshots) Snapshot(ctx context.Context, publisher string) (*prod
 func newAgent(t *testing.T, s *replayStore, snaps products.Snapshots) *agent.Agent {
 	t.Helper()
 	mem := memstore.New()
-	if err := demo.Seed(context.Background(), mem); err != nil {
+	if err := demo.Seed(context.Background(), mem, demo.Written); err != nil {
 		t.Fatal(err)
 	}
 	s.Store = mem

@@ -12,6 +12,7 @@ import (
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/admin"
 	"github.com/storefront/storefront/audit"
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/signing"
 )
@@ -36,11 +37,11 @@ func (m *Main) ledgerVerify(ctx context.Context) error {
 	}
 	broken := 0
 	for _, p := range pubs {
-		start := time.Now()
-		last := time.Time{}
+		watch := clock.Start()
+		var last clock.Stopwatch
 		res, err := admin.Verify(ctx, m.Store, p, func(checked, total int64) {
-			if now := time.Now(); now.Sub(last) >= 250*time.Millisecond || checked == total {
-				last = now
+			if last.Elapsed() >= 250*time.Millisecond || checked == total {
+				last = clock.Start()
 				pct := 100.0
 				if total > 0 {
 					pct = float64(checked) * 100 / float64(total)
@@ -54,11 +55,11 @@ func (m *Main) ledgerVerify(ctx context.Context) error {
 		fmt.Fprintf(m.Stderr, "\r\033[K")
 		if res.OK && res.From > 1 {
 			fmt.Fprintf(m.Stdout, "%s: ok, entries %d to %d, chain intact from there (the store keeps the most recent %d) (%s)\n",
-				p, res.From, res.Total, res.Checked, time.Since(start).Round(time.Millisecond))
+				p, res.From, res.Total, res.Checked, watch.Elapsed().Round(time.Millisecond))
 			continue
 		}
 		if res.OK {
-			fmt.Fprintf(m.Stdout, "%s: ok, %d entries, chain intact (%s)\n", p, res.Checked, time.Since(start).Round(time.Millisecond))
+			fmt.Fprintf(m.Stdout, "%s: ok, %d entries, chain intact (%s)\n", p, res.Checked, watch.Elapsed().Round(time.Millisecond))
 			continue
 		}
 		broken++
@@ -186,8 +187,5 @@ func (m *Main) retentionRun(ctx context.Context) error {
 
 // now is the program's clock.
 func (m *Main) now() time.Time {
-	if m.Now != nil {
-		return m.Now()
-	}
-	return time.Now()
+	return clock.Read(m.Now)
 }

@@ -201,7 +201,7 @@ func TestMetricsOfMediaBuys(t *testing.T) {
 	env := testenv.Start(t, "--metrics-token", token)
 	buy := func(key, budget string) string {
 		return `{"adcp_version":"3.2-beta.5","idempotency_key":"` + key + `","account":{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"},` +
-			`"brand":{"domain":"acme.example"},"start_time":"2026-12-07T00:00:00Z","end_time":"2027-01-31T00:00:00Z",` +
+			`"brand":{"domain":"acme.example"},"start_time":"` + testenv.Day(8) + `T00:00:00Z","end_time":"` + testenv.Day(63) + `T00:00:00Z",` +
 			`"packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":` + budget + `}]}`
 	}
 	before := scrape(t, env.BaseURL, token)

@@ -17,6 +17,7 @@ import (
 	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/governance"
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/products"
@@ -51,17 +52,17 @@ func (m *Main) serve(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		start := time.Now()
+		watch := clock.Start()
 		if err := f.Seed(ctx, s); err != nil {
 			return fmt.Errorf("seeding the generated publisher: %w", err)
 		}
-		m.log.Info("generated publisher seeded", "publisher", bench.PublisherID, "fixture", f.String(), "took", time.Since(start).Round(time.Millisecond))
+		m.log.Info("generated publisher seeded", "publisher", bench.PublisherID, "fixture", f.String(), "took", watch.Elapsed().Round(time.Millisecond))
 		if m.DefaultPublisher == "" {
 			m.DefaultPublisher = bench.PublisherID
 		}
 	} else if kind == "memory" || m.SeedDemo {
 		if _, err := s.Publisher(ctx, demo.PublisherID); errors.Is(err, store.ErrNotFound) {
-			if err := demo.Seed(ctx, s); err != nil {
+			if err := demo.Seed(ctx, s, m.now()); err != nil {
 				return fmt.Errorf("seeding the demo publisher: %w", err)
 			}
 			seeded = true
@@ -79,9 +80,11 @@ func (m *Main) serve(ctx context.Context) error {
 
 	snaps := store.NewSnapshots(s)
 	snaps.Log = m.log
+	snaps.Now = m.Now
 	recovery.Go(ctx, m.log, "background", "watching store changes", func() { snaps.Watch(ctx) })
 	policy := webhook.Policy{AllowLoopback: m.Sandbox}
 	hooks := webhook.New(s, policy, m.log)
+	hooks.Now = m.Now
 	keys := &signing.Keys{Store: s, Now: m.Now}
 	hooks.Signer = keys
 	defer hooks.Wait(context.Background())
@@ -169,11 +172,11 @@ func (m *Main) serve(ctx context.Context) error {
 	if m.Command == "bench serve" {
 		// Build the snapshot before taking load, so the first requests do
 		// not measure the deny-list build.
-		start := time.Now()
+		watch := clock.Start()
 		if _, err := snaps.Snapshot(ctx, def); err != nil {
 			return fmt.Errorf("building the generated publisher's snapshot: %w", err)
 		}
-		m.log.Info("snapshot built", "took", time.Since(start).Round(time.Millisecond))
+		m.log.Info("snapshot built", "took", watch.Elapsed().Round(time.Millisecond))
 	}
 	if err := m.Server.Listen(); err != nil {
 		return fmt.Errorf("listening on %s: %w", m.Addr, err)

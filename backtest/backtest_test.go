@@ -43,7 +43,7 @@ func recorded(t testing.TB, perDay int) *fixture {
 	clock := &traffic.Clock{T: start}
 	s := memstore.New()
 	s.SetClock(clock.Now)
-	if err := demo.Seed(ctx, s); err != nil {
+	if err := demo.Seed(ctx, s, demo.Written); err != nil {
 		t.Fatal(err)
 	}
 	snaps := store.NewSnapshots(s)

@@ -38,7 +38,7 @@ type env struct {
 func newEnv(t testing.TB) *env {
 	t.Helper()
 	s := memstore.New()
-	if err := demo.Seed(context.Background(), s); err != nil {
+	if err := demo.Seed(context.Background(), s, demo.Written); err != nil {
 		t.Fatalf("seeding the demo: %v", err)
 	}
 	e := &env{store: s, snaps: store.NewSnapshots(s), now: clock}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/decline"
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/mediabuy"
 	"github.com/storefront/storefront/outcome"
@@ -98,10 +99,7 @@ const (
 )
 
 func (s *Service) now() time.Time {
-	if s.Now != nil {
-		return s.Now().UTC()
-	}
-	return time.Now().UTC()
+	return clock.Read(s.Now).UTC()
 }
 
 func (s *Service) log() *slog.Logger {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/store"
@@ -218,10 +219,7 @@ func (c *Controller) account(ctx context.Context, publisher string, p products.P
 }
 
 func (c *Controller) now() time.Time {
-	if c.Now != nil {
-		return c.Now()
-	}
-	return time.Now()
+	return clock.Read(c.Now)
 }
 
 type kv struct {

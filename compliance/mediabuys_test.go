@@ -83,7 +83,7 @@ func TestForceAccountStatus(t *testing.T) {
 	if m["previous_state"] != "active" || m["current_state"] != "suspended" {
 		t.Errorf("force_account_status = %v", m)
 	}
-	buy := `{"idempotency_key":"force-account-buy-0001","account":{"account_id":"` + id + `"},"brand":{"domain":"acmeoutdoor.example"},"start_time":"asap","end_time":"2027-03-01T00:00:00Z",` +
+	buy := `{"idempotency_key":"force-account-buy-0001","account":{"account_id":"` + id + `"},"brand":{"domain":"acmeoutdoor.example"},"start_time":"asap","end_time":"` + testenv.Day(92) + `T00:00:00Z",` +
 		`"packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":5000}]}`
 	_, refused := kittest.Call(t, cs, "create_media_buy", buy)
 	if e := kittest.Decode(t, refused)["adcp_error"].(map[string]any); e["code"] != "ACCOUNT_SUSPENDED" {
@@ -95,7 +95,7 @@ func TestForceAccountStatus(t *testing.T) {
 		t.Errorf("list_accounts = %s", listed)
 	}
 	kittest.MustSucceed(t, kittest.Control(t, cs, "force_account_status", `{"account_id":"`+id+`","status":"active"}`))
-	_, ok := kittest.Call(t, cs, "create_media_buy", `{"idempotency_key":"force-account-buy-0002","account":{"account_id":"`+id+`"},"brand":{"domain":"acmeoutdoor.example"},"start_time":"asap","end_time":"2027-03-01T00:00:00Z",`+
+	_, ok := kittest.Call(t, cs, "create_media_buy", `{"idempotency_key":"force-account-buy-0002","account":{"account_id":"`+id+`"},"brand":{"domain":"acmeoutdoor.example"},"start_time":"asap","end_time":"`+testenv.Day(92)+`T00:00:00Z",`+
 		`"packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":5000}]}`)
 	if kittest.Decode(t, ok)["media_buy_id"] == nil {
 		t.Errorf("buying once active again = %s", ok)

@@ -11,7 +11,9 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"time"
 
+	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
@@ -36,14 +38,51 @@ func Publisher() products.Publisher {
 	return p
 }
 
-// Products returns the demo catalogue.
+// Written is the day the demo's dates are written from: the holiday CTV
+// sellout starts 19 days after it, the holiday CTV package is on sale
+// from 14 days before it. Rulebook and Products return the dates as
+// written (for fixtures pinned to this day); Seed moves them all by the
+// days from Written to the day it seeds, so that the demo answers the
+// same on any day.
+var Written = time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+
+// Products returns the demo catalogue, its dates as written.
 func Products() []products.Product {
 	var ps []products.Product
 	mustDecode(productsJSON, &ps)
 	return ps
 }
 
-// Rulebook returns the demo rulebook.
+// ProductsOn is the demo catalogue with its dates moved to day (see
+// Written).
+func ProductsOn(day time.Time) []products.Product {
+	n := daysFromWritten(day)
+	ps := Products()
+	for i := range ps {
+		for j, w := range ps[i].Availability {
+			ps[i].Availability[j] = adcp.DateRange{Start: w.Start.AddDays(n), End: w.End.AddDays(n)}
+		}
+	}
+	return ps
+}
+
+// RulebookOn is the demo rulebook with its dates moved to day (see
+// Written).
+func RulebookOn(day time.Time) merch.Rulebook {
+	n := daysFromWritten(day)
+	rb := Rulebook()
+	for i := range rb.Rules {
+		for j, w := range rb.Rules[i].When.SoldOut {
+			w.Start, w.End = w.Start.AddDays(n), w.End.AddDays(n)
+			rb.Rules[i].When.SoldOut[j] = w
+		}
+	}
+	return rb
+}
+
+func daysFromWritten(day time.Time) int { return adcp.DateOf(Written).DaysUntil(adcp.DateOf(day)) }
+
+// Rulebook returns the demo rulebook, its dates as written.
 func Rulebook() merch.Rulebook {
 	var rb merch.Rulebook
 	mustDecode(rulebookJSON, &rb)
@@ -58,16 +97,17 @@ func mustDecode(b []byte, v any) {
 	}
 }
 
-// Seed loads the demo publisher into s, unless it is already there. It
-// validates everything it loads, as the admin API would.
-func Seed(ctx context.Context, s store.Store) error {
+// Seed loads the demo publisher into s, unless it is already there, with
+// its dates moved to the day of now (see Written). It validates
+// everything it loads, as the admin API would.
+func Seed(ctx context.Context, s store.Store, now time.Time) error {
 	if _, err := s.Publisher(ctx, PublisherID); err == nil {
 		return nil
 	}
 	if err := s.PutPublisher(ctx, Publisher()); err != nil {
 		return err
 	}
-	for _, p := range Products() {
+	for _, p := range ProductsOn(now) {
 		if err := p.Validate(); err != nil {
 			return fmt.Errorf("demo product %s: %w", p.ProductID, err)
 		}
@@ -75,7 +115,7 @@ func Seed(ctx context.Context, s store.Store) error {
 			return err
 		}
 	}
-	rb := Rulebook()
+	rb := RulebookOn(now)
 	if err := rb.Validate(); err != nil {
 		return fmt.Errorf("demo rulebook: %w", err)
 	}

@@ -9,13 +9,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
 
 // receiver runs e2e/webhook-receiver.mjs: a buyer's webhook endpoint that
 // verifies each delivery with the @adcp/sdk 6.11.0 verifier against jwks.
+// The verifier judges signature windows on the clock this test and the
+// binary read: under scripts/test-clock-shift.sh theirs is moved and
+// Node's is not, so the receiver is told the difference (zero otherwise).
 type receiver struct {
 	URL   string
 	lines chan string
@@ -25,7 +30,12 @@ func startReceiver(t *testing.T, jwks string) *receiver {
 	t.Helper()
 	adcpCLI(t) // skips (or fails under CI) without Node and the SDK
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, "node", filepath.Join(".", "webhook-receiver.mjs"), "--jwks", jwks)
+	var kernel syscall.Timeval
+	if err := syscall.Gettimeofday(&kernel); err != nil {
+		t.Fatal(err)
+	}
+	offset := time.Since(time.Unix(kernel.Unix())).Milliseconds()
+	cmd := exec.CommandContext(ctx, "node", filepath.Join(".", "webhook-receiver.mjs"), "--jwks", jwks, "--clock-offset-ms", strconv.FormatInt(offset, 10))
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,9 @@
 // where "replay" is the verifier's verdict on the same request presented a
 // second time (a replay must be refused).
 //
-// usage: node webhook-receiver.mjs --jwks http://127.0.0.1:PORT/.well-known/jwks.json
+// usage: node webhook-receiver.mjs --jwks http://127.0.0.1:PORT/.well-known/jwks.json [--clock-offset-ms N]
+// where N is how far the seller's clock is from this machine's (a test run
+// with the clock moved); the verifier judges signature windows on it.
 import http from 'node:http';
 import { createRequire } from 'node:module';
 
@@ -18,6 +20,8 @@ const { verifyWebhookSignature, HttpsJwksResolver, InMemoryReplayStore, InMemory
 
 const args = process.argv.slice(2);
 const jwksURL = args[args.indexOf('--jwks') + 1];
+const offsetMs = args.includes('--clock-offset-ms') ? Number(args[args.indexOf('--clock-offset-ms') + 1]) : 0;
+const now = () => (Date.now() + offsetMs) / 1000;
 if (!jwksURL || args.indexOf('--jwks') < 0) {
   console.error('usage: node webhook-receiver.mjs --jwks URL');
   process.exit(2);
@@ -31,7 +35,7 @@ const revocationStore = new InMemoryRevocationStore();
 
 async function verify(request) {
   try {
-    return { result: await verifyWebhookSignature(request, { jwks, replayStore, revocationStore }) };
+    return { result: await verifyWebhookSignature(request, { jwks, replayStore, revocationStore, now }) };
   } catch (err) {
     return { error: { code: err.code ?? 'exception', step: err.failedStep, message: err.message } };
   }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/webhook"
 )
 
@@ -139,10 +140,7 @@ func (c *Client) Allowed(url string) error {
 }
 
 func (c *Client) now() time.Time {
-	if c.Now != nil {
-		return c.Now()
-	}
-	return time.Now()
+	return clock.Read(c.Now)
 }
 
 // Check asks agent for an execution verdict. Any failure to obtain a valid

@@ -28,7 +28,7 @@ const panicValue = "xyzzy-internal-panic-detail"
 func demoAgent(t *testing.T) *agent.Agent {
 	t.Helper()
 	s := memstore.New()
-	if err := demo.Seed(context.Background(), s); err != nil {
+	if err := demo.Seed(context.Background(), s, demo.Written); err != nil {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)

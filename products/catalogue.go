@@ -39,7 +39,8 @@ type Snapshot struct {
 	Catalogue *Catalogue
 	// Screen guards every buyer-visible string made from this snapshot.
 	Screen *sanitize.Screen
-	// BuiltAt is when the snapshot was built.
+	// BuiltAt is when the snapshot cache built the snapshot, on the
+	// program's clock; zero for one built for a single preview.
 	BuiltAt time.Time
 }
 
@@ -56,7 +57,6 @@ func NewSnapshot(pub Publisher, catalogue []Product, catalogueVersion int64, rb 
 		Rulebook:         rb,
 		Catalogue:        newCatalogue(catalogue, screen),
 		Screen:           screen,
-		BuiltAt:          time.Now(),
 	}
 }
 

@@ -47,7 +47,7 @@ func TestDirectiveSpentOnlyWhenAnswered(t *testing.T) {
 		t.Run(backend.name, func(t *testing.T) {
 			ctx := context.Background()
 			s := backend.open(t)
-			if err := demo.Seed(ctx, s); err != nil {
+			if err := demo.Seed(ctx, s, demo.Written); err != nil {
 				t.Fatal(err)
 			}
 			l := &switchedLedger{Ledger: store.Ledger{Store: s}}

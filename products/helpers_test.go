@@ -53,7 +53,7 @@ func newEnv(t *testing.T) *env {
 func demoEnv(t *testing.T) *env {
 	t.Helper()
 	e := newEnv(t)
-	if err := demo.Seed(context.Background(), e.store); err != nil {
+	if err := demo.Seed(context.Background(), e.store, demo.Written); err != nil {
 		t.Fatalf("seeding the demo: %v", err)
 	}
 	return e

@@ -49,7 +49,7 @@ func TestWebhookSecretsNotKept(t *testing.T) {
 		t.Run(backend.name, func(t *testing.T) {
 			ctx := context.Background()
 			s, dump := backend.open(t)
-			if err := demo.Seed(ctx, s); err != nil {
+			if err := demo.Seed(ctx, s, demo.Written); err != nil {
 				t.Fatal(err)
 			}
 			svc := &products.Service{

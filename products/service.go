@@ -13,6 +13,7 @@ import (
 
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/decline"
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/outcome"
@@ -156,7 +157,7 @@ type Service struct {
 	// a webhook into a task: it is answered submitted at once, decided in
 	// the background, and its answer delivered to the webhook.
 	Curation Curation
-	// Now is the clock; nil means time.Now.
+	// Now is the program's clock; nil means the machine's (internal/clock).
 	Now func() time.Time
 	Log *slog.Logger
 }
@@ -264,10 +265,7 @@ type Directive struct {
 }
 
 func (s *Service) now() time.Time {
-	if s.Now != nil {
-		return s.Now()
-	}
-	return time.Now()
+	return clock.Read(s.Now)
 }
 
 func (s *Service) log() *slog.Logger {
@@ -450,9 +448,9 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 	if stale {
 		// A compliance run forced an upstream outage: answer from the
 		// snapshot in hand and say so, without failing the call.
-		age := int(s.now().Sub(snap.BuiltAt).Seconds())
-		if age < 0 {
-			age = 0
+		age := 0
+		if !snap.BuiltAt.IsZero() {
+			age = max(0, int(s.now().Sub(snap.BuiltAt).Seconds()))
 		}
 		w := ErrorOf(snap.Screen, adcp.StaleResponse, "", "Served from cache: an upstream inventory service is temporarily unavailable.",
 			map[string]any{"served_from_cache": true, "cache_age_seconds": age})

@@ -69,6 +69,16 @@ say "go test"
 # it can pass 10 minutes, go test's default per-package limit.
 step "go test" go test -count=1 -timeout 15m ./...
 
+say "go test with the clock moved (scripts/test-clock-shift.sh)"
+# The part of the any-date check cheap enough for every run: the
+# machine's clock, as Go reads it, two years back and the tests' pinned
+# clock five years on, over the clock rule and the overlay's own check
+# (internal/clock), both stores' conformance suite, and the program run
+# on moved clocks (agent, admin). The whole suite moved is a separate
+# command (README, "Tests on any date").
+step "go test, clock moved" env STOREFRONT_TEST_CLOCK_SHIFT=+5y ./scripts/test-clock-shift.sh -2y -timeout 15m \
+  ./internal/clock ./store/... ./agent ./admin
+
 say "AdCP storyboards (stock and fixed @adcp/sdk runner, sandbox binary)"
 step "storyboards" ./scripts/storyboards.sh
 

@@ -23,6 +23,7 @@ import (
 	"github.com/storefront/storefront/admin"
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/console"
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/internal/origin"
 	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/internal/requestid"
@@ -208,7 +209,7 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 // accessLog logs each request at debug level and server errors at warn.
 func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		start := time.Now()
+		watch := clock.Start()
 		err := next(c)
 		if err != nil {
 			c.Error(err)
@@ -221,7 +222,7 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		s.cfg.Log.Log(c.Request().Context(), level, "http",
 			"method", c.Request().Method, "path", c.Request().URL.Path, "status", status,
 			"request_id", c.Response().Header().Get(requestid.Header),
-			"duration_ms", float64(time.Since(start).Microseconds())/1000)
+			"duration_ms", float64(watch.Elapsed().Microseconds())/1000)
 		return nil
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/store"
 )
 
@@ -59,15 +60,12 @@ type KeyStore interface {
 // when it is first needed, and signs with them.
 type Keys struct {
 	Store KeyStore
-	// Now is the clock; nil means time.Now.
+	// Now is the program's clock; nil means the machine's (internal/clock).
 	Now func() time.Time
 }
 
 func (k *Keys) now() time.Time {
-	if k.Now != nil {
-		return k.Now()
-	}
-	return time.Now()
+	return clock.Read(k.Now)
 }
 
 // NewKey generates a key created at now.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/products"
@@ -22,10 +23,10 @@ type Observed struct {
 
 // Append implements Store, timing the wait for durability.
 func (o Observed) Append(ctx context.Context, r ledger.Record) (ledger.Entry, error) {
-	start := time.Now()
+	watch := clock.Start()
 	e, err := o.Store.Append(ctx, r)
 	if err == nil {
-		o.Metrics.LedgerAppend(time.Since(start))
+		o.Metrics.LedgerAppend(watch.Elapsed())
 	}
 	return e, err
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
@@ -21,6 +23,9 @@ type Snapshots struct {
 	// Log is where Watch logs a recovered panic (slog's default when
 	// nil).
 	Log *slog.Logger
+	// Now is the program's clock (nil: the machine's); it stamps each
+	// snapshot's BuiltAt, from which a stale answer's cache age is told.
+	Now func() time.Time
 
 	mu    sync.Mutex
 	cache map[string]*products.Snapshot
@@ -123,7 +128,7 @@ func (c *Snapshots) Build(ctx context.Context, publisher string) (*products.Snap
 			if verr := rv.Rulebook.Validate(); verr != nil {
 				// A stored rulebook that no longer validates cannot be
 				// evaluated: serve no products rather than guess.
-				return products.NewSnapshot(info, catalogue, catVersion, nil, rv.Version), nil
+				return c.built(products.NewSnapshot(info, catalogue, catVersion, nil, rv.Version)), nil
 			}
 			r := rv.Rulebook
 			rb = &r
@@ -133,10 +138,16 @@ func (c *Snapshots) Build(ctx context.Context, publisher string) (*products.Snap
 			return nil, err
 		}
 		if after.Catalogue == catVersion && after.Rulebook == rv.Version {
-			return products.NewSnapshot(info, catalogue, catVersion, rb, rv.Version), nil
+			return c.built(products.NewSnapshot(info, catalogue, catVersion, rb, rv.Version)), nil
 		}
 	}
 	return nil, fmt.Errorf("publisher %s kept changing while its snapshot was built", publisher)
+}
+
+// built stamps a snapshot the cache built.
+func (c *Snapshots) built(s *products.Snapshot) *products.Snapshot {
+	s.BuiltAt = clock.Read(c.Now)
+	return s
 }
 
 // Watch invalidates cached snapshots as the store reports changes, until
@@ -188,7 +199,7 @@ func (c *Snapshots) SeededSnapshot(ctx context.Context, publisher, principal str
 	if ok && hit.seedVersion == version && hit.snap.RulebookVersion == base.RulebookVersion {
 		return hit.snap, nil
 	}
-	snap := products.NewSnapshot(base.Publisher, seeds, version, base.Rulebook, base.RulebookVersion)
+	snap := c.built(products.NewSnapshot(base.Publisher, seeds, version, base.Rulebook, base.RulebookVersion))
 	c.mu.Lock()
 	c.seeded[key] = seededSnap{version, snap}
 	c.mu.Unlock()

@@ -21,7 +21,7 @@ func TestWatchPublisherSettings(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := memstore.New()
-	if err := demo.Seed(ctx, s); err != nil {
+	if err := demo.Seed(ctx, s, demo.Written); err != nil {
 		t.Fatal(err)
 	}
 	snaps := store.NewSnapshots(s)
@@ -73,7 +73,7 @@ func TestWatchSurvivesAPanic(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	mem := memstore.New()
-	if err := demo.Seed(ctx, mem); err != nil {
+	if err := demo.Seed(ctx, mem, demo.Written); err != nil {
 		t.Fatal(err)
 	}
 	s := &panickyPublisher{Store: mem}

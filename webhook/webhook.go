@@ -31,6 +31,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/store"
 )
@@ -105,7 +106,9 @@ type Sender struct {
 	Attempts int
 	Backoff  time.Duration
 	Timeout  time.Duration
-	Now      func() time.Time
+	// Now is the program's clock (nil: the machine's); it stamps each
+	// delivery and its signature.
+	Now func() time.Time
 	// Signer signs each delivery the buyer registered no legacy
 	// authentication for, under the RFC 9421 webhook profile.
 	Signer Signer
@@ -123,8 +126,10 @@ type Signer interface {
 // client, which follows no redirect.
 func New(s store.Store, p Policy, log *slog.Logger) *Sender {
 	return &Sender{Store: s, Policy: p, Client: p.Client(10 * time.Second), Log: log,
-		Attempts: 8, Backoff: time.Second, Timeout: 10 * time.Second, Now: time.Now}
+		Attempts: 8, Backoff: time.Second, Timeout: 10 * time.Second}
 }
+
+func (s *Sender) now() time.Time { return clock.Read(s.Now) }
 
 // Deliver sends the terminal notification of a finished task in the
 // background. It returns at once; Wait waits for deliveries in flight.
@@ -162,7 +167,7 @@ func (s *Sender) deliver(ctx context.Context, publisher string, t store.Task) er
 	d := t.Delivery
 	if d.IdempotencyKey == "" {
 		d.IdempotencyKey = newKey()
-		d.Timestamp = s.Now().UTC().Truncate(time.Second)
+		d.Timestamp = s.now().UTC().Truncate(time.Second)
 	}
 	body, err := encode(Payload{
 		IdempotencyKey: d.IdempotencyKey, OperationID: t.Webhook.OperationID,
@@ -177,7 +182,7 @@ func (s *Sender) deliver(ctx context.Context, publisher string, t store.Task) er
 		d.Attempts++
 		err = s.post(ctx, publisher, t.Webhook, body)
 		if err == nil {
-			now := s.Now().UTC()
+			now := s.now().UTC()
 			d.DeliveredAt, d.LastError = &now, ""
 			return s.Store.RecordDelivery(ctx, publisher, t.Owner, t.ID, d)
 		}
@@ -242,7 +247,7 @@ func (s *Sender) post(ctx context.Context, publisher string, w *store.Webhook, b
 	case "Bearer":
 		req.Header.Set("Authorization", "Bearer "+w.Credentials)
 	case "HMAC-SHA256":
-		ts := strconv.FormatInt(s.Now().Unix(), 10)
+		ts := strconv.FormatInt(s.now().Unix(), 10)
 		mac := hmac.New(sha256.New, []byte(w.Credentials))
 		mac.Write([]byte(ts + "."))
 		mac.Write(body)

@@ -150,7 +150,7 @@ func finished(t *testing.T, s store.Store, w *store.Webhook, status string, resu
 func newStore(t *testing.T) store.Store {
 	t.Helper()
 	s := memstore.New()
-	if err := demo.Seed(context.Background(), s); err != nil {
+	if err := demo.Seed(context.Background(), s, demo.Written); err != nil {
 		t.Fatal(err)
 	}
 	return s

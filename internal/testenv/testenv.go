@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
 	"regexp"
 	"sync"
 	"testing"
@@ -16,6 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/storefront/storefront/app"
+	"github.com/storefront/storefront/demo"
+	"github.com/storefront/storefront/internal/clock"
 )
 
 // Env is a running storefront.
@@ -28,9 +31,32 @@ type Env struct {
 	out        *syncBuffer
 }
 
-// Clock is the date end-to-end tests pin the storefront to, so that lead
-// times and sold-out windows in the demo rulebook give stable answers.
-var Clock = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+// Clock is the time end-to-end tests pin the storefront to: noon on the
+// day the demo's dates are written from (demo.Written), moved by
+// STOREFRONT_TEST_CLOCK_SHIFT (+5y, -3y, +90d) when that is set. The demo
+// is seeded relative to the clock, so its lead times and sold-out windows
+// answer the same wherever the clock is; tests write the dates they send
+// relative to it too (Day).
+var Clock = pinned()
+
+// ClockShiftVar moves Clock.
+const ClockShiftVar = "STOREFRONT_TEST_CLOCK_SHIFT"
+
+func pinned() time.Time {
+	noon := demo.Written.Add(12 * time.Hour)
+	v := os.Getenv(ClockShiftVar)
+	if v == "" {
+		return noon
+	}
+	t, err := clock.Shift(noon, v)
+	if err != nil {
+		panic(ClockShiftVar + ": " + err.Error())
+	}
+	return t
+}
+
+// Day is the date n days after Clock's, as YYYY-MM-DD.
+func Day(n int) string { return Clock.AddDate(0, 0, n).Format("2006-01-02") }
 
 // Start runs `storefront serve` with args (plus --addr 127.0.0.1:0).
 func Start(t testing.TB, args ...string) *Env {
@@ -39,17 +65,17 @@ func Start(t testing.TB, args ...string) *Env {
 }
 
 // StartWith is Start with configure applied to the program before it
-// runs (a test's transport for governance agents, say).
+// runs (a test's transport for governance agents, a clock of its own).
 func StartWith(t testing.TB, configure func(*app.Main), args ...string) *Env {
 	t.Helper()
 	m := app.NewMain()
+	m.Now = func() time.Time { return Clock }
 	if configure != nil {
 		configure(m)
 	}
 	out := &syncBuffer{}
 	m.Stdout = out
 	m.Stderr = out
-	m.Now = func() time.Time { return Clock }
 	if err := m.ParseFlags(append([]string{"serve", "--addr", "127.0.0.1:0", "--log-level", "warn"}, args...)); err != nil {
 		t.Fatal(err)
 	}

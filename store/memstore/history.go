@@ -11,6 +11,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
@@ -30,12 +31,15 @@ type catChange struct {
 }
 
 // SetClock replaces the store's clock: every time it stamps (ledger
-// entries, versions, tasks) comes from now.
+// entries, versions, tasks, accounts, idempotency records, seeds) comes
+// from now. Without it the store reads the machine's clock.
 func (s *Store) SetClock(now func() time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.now = now
+	s.clock = now
 }
+
+func (s *Store) now() time.Time { return clock.Read(s.clock) }
 
 func encodeProduct(p products.Product) []byte {
 	b, err := json.Marshal(p)

@@ -12,14 +12,14 @@ import (
 
 // buying is a publisher's media-buy state.
 type buying struct {
-	terms    map[string]store.AccountTerms
+	terms map[string]store.AccountTerms
 	// governance is the governance agent per account.
 	governance map[string]store.GovernanceAgent
-	buys     map[string][]byte // id -> the buy as JSON, as PostgreSQL keeps it
-	order    []string          // buy ids, oldest first
-	history  map[string][]mediabuy.Event
-	orders   map[string]store.Order
-	delivery map[[4]string]mediabuy.Row
+	buys       map[string][]byte // id -> the buy as JSON, as PostgreSQL keeps it
+	order      []string          // buy ids, oldest first
+	history    map[string][]mediabuy.Event
+	orders     map[string]store.Order
+	delivery   map[[4]string]mediabuy.Row
 }
 
 func newBuying() *buying {

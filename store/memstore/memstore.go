@@ -30,7 +30,7 @@ type Store struct {
 	tokens tokenTable
 	trails map[string]*trail
 	extras map[string]*extra
-	now    func() time.Time
+	clock  func() time.Time
 	// keys seal the secrets kept (secrets.go).
 	keys *keyring.Keyring
 
@@ -72,7 +72,7 @@ const DefaultLedgerRetain = 20_000
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{pubs: map[string]*publisher{}, now: time.Now, subs: map[chan string]struct{}{},
+	return &Store{pubs: map[string]*publisher{}, subs: map[chan string]struct{}{},
 		LedgerRetain: DefaultLedgerRetain, keys: keyring.Random()}
 }
 

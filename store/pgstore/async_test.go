@@ -11,7 +11,6 @@ import (
 
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/store"
-	"github.com/storefront/storefront/store/pgstore"
 	"github.com/storefront/storefront/store/pgstore/pgtest"
 )
 
@@ -123,8 +122,8 @@ func TestReplayLeaseAcrossReplicas(t *testing.T) {
 	url := pgtest.NewDatabase(t)
 	a, later := pgtest.OpenURL(t, url), pgtest.OpenURL(t, url)
 	start := time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC)
-	pgstore.SetClock(a, func() time.Time { return start })
-	pgstore.SetClock(later, func() time.Time { return start.Add(time.Minute) })
+	a.SetClock(func() time.Time { return start })
+	later.SetClock(func() time.Time { return start.Add(time.Minute) })
 	ctx := t.Context()
 	putPublishers(t, a, alpha)
 	r := store.Replay{Scope: "buyer|acct_1|get_products", Key: "k", RequestHash: "h", Token: "replica-a"}

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/store"
@@ -175,8 +176,8 @@ func (s *Store) appendBatch(publisher string, batch []*appendReq) ([]ledger.Entr
 	ctx, cancel := context.WithTimeout(s.closed, appendTimeout)
 	defer cancel()
 	if s.onBatch != nil {
-		start := time.Now()
-		defer func() { s.onBatch(len(batch), time.Since(start)) }()
+		watch := clock.Start()
+		defer func() { s.onBatch(len(batch), watch.Elapsed()) }()
 	}
 	entries := make([]ledger.Entry, 0, len(batch))
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {

@@ -134,10 +134,10 @@ func TestMigratesOutOfOrder(t *testing.T) {
 	if _, err := before.Up(ctx); err != nil {
 		t.Fatalf("migrating up without 00040: %v", err)
 	}
-	// The newest migration, whichever feature added it last.
-	newest := before.ListSources()[len(before.ListSources())-1].Version
+	sources := before.ListSources()
+	newest := sources[len(sources)-1].Version
 	if v, err := before.GetDBVersion(ctx); err != nil || v != newest || newest < 60 {
-		t.Fatalf("the database before media buys is at version %d, %v; want the newest, %d (at least 60)", v, err, newest)
+		t.Fatalf("the database before media buys is at version %d, %v; want the newest, %d (60 or later)", v, err, newest)
 	}
 	if err := pgstore.Migrate(ctx, db, nil); err != nil {
 		t.Fatalf("migrating with 00040 added: %v", err)

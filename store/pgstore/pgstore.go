@@ -8,8 +8,9 @@
 // publisher's ledger is appended under a lock on its chain-head row, a
 // directive is claimed by one conditional UPDATE and spent by a DELETE
 // conditional on the claimant's token, an idempotency key is reserved by
-// one INSERT ... ON CONFLICT under its owner's token and lease, a task is
-// finished by one conditional UPDATE, a seed locks its seeded
+// one INSERT ... ON CONFLICT under its owner's token and a lease judged on
+// the store's clock, a task is finished by one conditional UPDATE, a seed
+// locks its seeded
 // catalogue's row, and change notices travel by LISTEN/NOTIFY. It must
 // never hold state a second replica cannot see.
 package pgstore
@@ -35,6 +36,7 @@ import (
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
@@ -49,9 +51,9 @@ const changesChannel = "storefront_changes"
 
 // Store is a store.Store on PostgreSQL.
 type Store struct {
-	pool *pgxpool.Pool
-	log  *slog.Logger
-	now  func() time.Time
+	pool  *pgxpool.Pool
+	log   *slog.Logger
+	clock func() time.Time
 	// keys seal the secrets kept (secrets.go); none until SetKeyring.
 	keys atomic.Pointer[keyring.Keyring]
 
@@ -111,7 +113,7 @@ func Open(ctx context.Context, databaseURL string, logger *slog.Logger) (*Store,
 		return nil, fmt.Errorf("pgstore: migrating the database at %s: %w", where, err)
 	}
 	closed, closeFn := context.WithCancel(context.Background())
-	s := &Store{pool: pool, log: logger, now: time.Now, closed: closed, close: closeFn}
+	s := &Store{pool: pool, log: logger, closed: closed, close: closeFn}
 	s.listPublishers = s.Publishers
 	return s, nil
 }
@@ -270,8 +272,8 @@ func (s *Store) PutPublisher(ctx context.Context, p products.Publisher) (err err
 	}
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `
-			INSERT INTO publishers (id, settings) VALUES ($1, $2)
-			ON CONFLICT (id) DO UPDATE SET settings = EXCLUDED.settings`, p.ID, settings); err != nil {
+			INSERT INTO publishers (id, settings, created_at) VALUES ($1, $2, $3)
+			ON CONFLICT (id) DO UPDATE SET settings = EXCLUDED.settings`, p.ID, settings, s.now().UTC()); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO ledger_heads (publisher_id) VALUES ($1) ON CONFLICT DO NOTHING`, p.ID); err != nil {
@@ -444,10 +446,14 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// SetClock replaces the store's clock: the times it stamps (ledger
-// entries, versions, tasks, seeds) and the leases it judges (idempotency
-// reservations, directive claims) come from now.
-func (s *Store) SetClock(now func() time.Time) { s.now = now }
+// SetClock replaces the store's clock: every time it stamps (ledger
+// entries, versions, tasks, accounts, idempotency records, seeds) and the
+// leases it judges (idempotency reservations, directive claims) come from
+// now, never from the database's clock. Without it the store reads the
+// machine's clock.
+func (s *Store) SetClock(now func() time.Time) { s.clock = now }
+
+func (s *Store) now() time.Time { return clock.Read(s.clock) }
 
 // ObserveBatches makes the store tell fn the size and the duration of each
 // ledger batch it commits (for metrics). Call it before the store is used.

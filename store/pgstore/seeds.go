@@ -24,8 +24,8 @@ func (s *Store) SeedProduct(ctx context.Context, publisher, principal, session s
 		// The first seed creates the catalogue (a missing publisher fails
 		// its foreign key); a concurrent first seed waits for it here.
 		if _, err := tx.Exec(ctx, `
-			INSERT INTO seeded_catalogues (publisher_id, principal, session) VALUES ($1, $2, $3)
-			ON CONFLICT DO NOTHING`, publisher, principal, session); err != nil {
+			INSERT INTO seeded_catalogues (publisher_id, principal, session, seeded_at) VALUES ($1, $2, $3, $4)
+			ON CONFLICT DO NOTHING`, publisher, principal, session, s.now().UTC()); err != nil {
 			return err
 		}
 		var current string

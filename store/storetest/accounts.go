@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -21,7 +20,7 @@ var ignoreCreated = cmpopts.IgnoreFields(store.Account{}, "CreatedAt")
 func testAccounts(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	withPublishers(t, s)
-	start := time.Now().Add(-time.Minute)
+	start := now(t, s)
 
 	a := store.Account{Operator: "pinnacle-agency.example", BrandDomain: "acme.example", Disclosure: decline.Range}
 	got, err := s.EnsureAccount(ctx, alpha.ID, a)
@@ -29,9 +28,7 @@ func testAccounts(t *testing.T, s store.Store) {
 	if got.ID == "" {
 		t.Fatal("EnsureAccount(new) gave the account no id")
 	}
-	if got.CreatedAt.Before(start) || got.CreatedAt.Location() != time.UTC {
-		t.Errorf("EnsureAccount(new).CreatedAt = %v, want about now, in UTC", got.CreatedAt)
-	}
+	wantNear(t, "EnsureAccount(new).CreatedAt", got.CreatedAt, start, now(t, s))
 	want := a
 	want.ID = got.ID
 	if diff := cmp.Diff(want, got, ignoreCreated); diff != "" {

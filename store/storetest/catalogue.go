@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
@@ -276,15 +275,13 @@ func testRulebooks(t *testing.T, s store.Store) {
 	wantRulebookVersion(t, s, alpha.ID, 0)
 
 	rb1, rb2 := rulebook("Alpha v1", 3), rulebook("Alpha v2", 1)
-	before := time.Now().Add(-time.Minute)
+	before := now(t, s)
 	v1, err := s.SaveRulebook(ctx, alpha.ID, rb1, 0, "alice", "first draft")
 	wantErr(t, "SaveRulebook(ifMatch=0)", err, nil)
 	if v1.Version != 1 || v1.Author != "alice" || v1.Note != "first draft" {
 		t.Errorf("SaveRulebook = version %d by %q (%q), want 1 by alice (first draft)", v1.Version, v1.Author, v1.Note)
 	}
-	if v1.CreatedAt.Before(before) || v1.CreatedAt.After(time.Now().Add(time.Minute)) || v1.CreatedAt.Location() != time.UTC {
-		t.Errorf("SaveRulebook created_at = %v, want about now, in UTC", v1.CreatedAt)
-	}
+	wantNear(t, "SaveRulebook created_at", v1.CreatedAt, before, now(t, s))
 	sameJSON(t, "SaveRulebook result's rulebook", v1.Rulebook, rb1)
 
 	// Saving against a version that is no longer current saves nothing.

@@ -257,7 +257,7 @@ func testRecordedRequests(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	r := recordings(t, s)
 	withPublishers(t, s)
-	before := time.Now().Add(-time.Hour)
+	before := now(t, s).Add(-time.Hour)
 	var want [][]byte
 	for i := range 6 {
 		rec := record(alpha.ID, i)
@@ -296,7 +296,7 @@ func testRecordedRequests(t *testing.T, s store.Store) {
 	if n != 6 || kept != 4 {
 		t.Errorf("CountRecorded = %d decisions, %d with requests; want 6 and 4", n, kept)
 	}
-	n, kept, err = r.CountRecorded(ctx, alpha.ID, time.Now().Add(time.Hour))
+	n, kept, err = r.CountRecorded(ctx, alpha.ID, now(t, s).Add(time.Hour))
 	wantErr(t, "CountRecorded(from an hour ahead)", err, nil)
 	if n != 0 || kept != 0 {
 		t.Errorf("CountRecorded(from an hour ahead) = %d, %d; want none", n, kept)
@@ -352,7 +352,7 @@ func testRetention(t *testing.T, s store.Store) {
 	}
 
 	// A cutoff before everything purges nothing.
-	earlier := time.Now().Add(-time.Hour)
+	earlier := now(t, s).Add(-time.Hour)
 	got, err := rt.Purge(ctx, alpha.ID, store.RetainBefore{Tasks: old.Add(-time.Hour), Seeds: earlier, Replays: earlier, Requests: earlier})
 	wantErr(t, "Purge(nothing old)", err, nil)
 	if got != (store.Purged{}) {
@@ -365,7 +365,7 @@ func testRetention(t *testing.T, s store.Store) {
 		t.Errorf("Purge(keep all) = %+v, want nothing", got)
 	}
 
-	later := time.Now().Add(time.Hour)
+	later := now(t, s).Add(time.Hour)
 	got, err = rt.Purge(ctx, alpha.ID, store.RetainBefore{Tasks: old.AddDate(0, 0, 1), Seeds: later, Requests: later})
 	wantErr(t, "Purge", err, nil)
 	if got.Tasks != 1 || got.Seeds != 1 || got.Requests != 3 || got.Replays != 0 {

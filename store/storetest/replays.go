@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,38 +15,6 @@ import (
 // An hour: long enough that no reservation in these tests goes stale by
 // accident.
 const fresh = time.Hour
-
-// testClock is a clock a test moves by hand; stores read it through
-// SetClock, so leases end when the test says, not when a sleep does.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-// withClock sets s's clock to a test clock standing at start. Every store
-// must take one: its times come from the storefront's injected clock.
-func withClock(t *testing.T, s store.Store, start time.Time) *testClock {
-	t.Helper()
-	settable, ok := s.(interface{ SetClock(func() time.Time) })
-	if !ok {
-		t.Fatalf("%T has no SetClock(func() time.Time): its times must come from the injected clock", s)
-	}
-	c := &testClock{t: start}
-	settable.SetClock(c.now)
-	return c
-}
 
 // owned returns r reserved under token.
 func owned(r store.Replay, token string) store.Replay {
@@ -61,7 +28,8 @@ func scope(principal string) string { return principal + "|acct_1|get_products" 
 
 // wantNear fails unless got is within a few seconds of [lo, hi] and in
 // UTC. Stores may keep microseconds only, so the window is generous; what
-// it catches is a zero, a stale or a local time.
+// it catches is a zero, a stale or a local time, and, the store's clock
+// being years from the machine's (Epoch), a time from any other clock.
 func wantNear(t *testing.T, what string, got, lo, hi time.Time) {
 	t.Helper()
 	if got.Before(lo.Add(-2*time.Second)) || got.After(hi.Add(2*time.Second)) || got.Location() != time.UTC {
@@ -134,7 +102,7 @@ func testReplays(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	withPublishers(t, s)
 	start := t0
-	withClock(t, s, start)
+	withTestClock(t, s, start)
 	r := store.Replay{Scope: scope("buyer"), Key: "key-1", RequestHash: "hash-1"}
 	const tok = "token-hash-1" // reserve's token for r
 
@@ -212,7 +180,7 @@ func testReplays(t *testing.T, s store.Store) {
 func testReplayOwnership(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	withPublishers(t, s)
-	withClock(t, s, t0)
+	withTestClock(t, s, t0)
 	r := owned(store.Replay{Scope: scope("buyer"), Key: "owned", RequestHash: "h"}, "owner-token")
 	wantOwned(t, "ReserveReplay(owner)", reserve(t, s, alpha.ID, r, fresh))
 
@@ -235,7 +203,7 @@ func testReplayOwnership(t *testing.T, s store.Store) {
 func testReplayLease(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	withPublishers(t, s)
-	clock := withClock(t, s, t0)
+	clock := withTestClock(t, s, t0)
 	const lease = 30 * time.Second
 	first := owned(store.Replay{Scope: scope("buyer"), Key: "leased", RequestHash: "first"}, "first-owner")
 	wantOwned(t, "ReserveReplay(first)", reserve(t, s, alpha.ID, first, lease))
@@ -327,7 +295,7 @@ func testReplayPayloadBytes(t *testing.T, s store.Store) {
 // flight.
 func testReplayStale(t *testing.T, s store.Store) {
 	withPublishers(t, s)
-	clock := withClock(t, s, t0)
+	clock := withTestClock(t, s, t0)
 	const lease = 30 * time.Second
 	r := store.Replay{Scope: scope("buyer"), Key: "stale", RequestHash: "first"}
 	wantOwned(t, "ReserveReplay(new key)", reserve(t, s, alpha.ID, r, lease))
@@ -382,7 +350,7 @@ func testReplayRace(t *testing.T, s store.Store) {
 func testPurgeReplays(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	withPublishers(t, s)
-	clock := withClock(t, s, t0)
+	clock := withTestClock(t, s, t0)
 	rec := func(key string) store.Replay { return store.Replay{Scope: scope("buyer"), Key: key, RequestHash: "h"} }
 	wantOwned(t, "ReserveReplay(old-1)", reserve(t, s, alpha.ID, rec("old-1"), fresh))
 	wantOwned(t, "ReserveReplay(old-2)", reserve(t, s, alpha.ID, rec("old-2"), fresh))

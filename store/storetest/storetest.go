@@ -25,7 +25,8 @@ import (
 )
 
 // Run runs the suite. newStore returns a new, empty store and arranges for
-// it to be closed when t ends.
+// it to be closed when t ends. The suite sets each store's clock (see
+// Epoch).
 func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	for _, test := range []struct {
 		name string
@@ -78,13 +79,13 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			t.Parallel()
-			test.fn(t, newStore(t))
+			test.fn(t, withClock(t, newStore(t)))
 		})
 	}
 	for _, test := range mediaBuyTests {
 		t.Run(test.name, func(t *testing.T) {
 			t.Parallel()
-			test.fn(t, newStore(t))
+			test.fn(t, withClock(t, newStore(t)))
 		})
 	}
 }
@@ -290,7 +291,7 @@ func testUnknownPublisher(t *testing.T, s store.Store) {
 			return s.CompleteReplay(ctx, ghost, "buyer|acct_1|get_products", "k", "tok", []byte(`{}`), false, "")
 		}},
 		{"ReleaseReplay", func() error { return s.ReleaseReplay(ctx, ghost, "buyer|acct_1|get_products", "k", "tok") }},
-		{"PurgeReplays", func() error { _, err := s.PurgeReplays(ctx, ghost, time.Now().Add(time.Hour)); return err }},
+		{"PurgeReplays", func() error { _, err := s.PurgeReplays(ctx, ghost, now(t, s).Add(time.Hour)); return err }},
 		{"CreateTask", func() error {
 			return s.CreateTask(ctx, ghost, newTask("task_1", owner, "get_products", "submitted", true))
 		}},
@@ -298,7 +299,7 @@ func testUnknownPublisher(t *testing.T, s store.Store) {
 		{"PrincipalTasks", func() error { _, err := s.PrincipalTasks(ctx, ghost, "buyer", "task_1"); return err }},
 		{"ListTasks", func() error { _, _, err := s.ListTasks(ctx, ghost, owner, store.TaskFilter{}); return err }},
 		{"FinishTask", func() error {
-			_, err := s.FinishTask(ctx, ghost, owner, "task_1", "completed", nil, time.Now())
+			_, err := s.FinishTask(ctx, ghost, owner, "task_1", "completed", nil, now(t, s))
 			return err
 		}},
 		{"RecordDelivery", func() error { return s.RecordDelivery(ctx, ghost, owner, "task_1", store.Delivery{Attempts: 1}) }},

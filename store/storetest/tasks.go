@@ -82,9 +82,9 @@ func testTasks(t *testing.T, s store.Store) {
 		Request: bytes.Clone(request),
 		Webhook: &store.Webhook{URL: "https://buyer.example/hook", OperationID: "op-1", Token: "client-token-0123456789",
 			Scheme: "HMAC-SHA256", Credentials: "a-shared-secret-of-at-least-32-bytes"}}
-	start := time.Now()
+	start := now(t, s)
 	createTask(t, s, alpha.ID, task)
-	end := time.Now()
+	end := now(t, s)
 	task.Request[0] = 'X' // the store kept its own copy
 	task.Request = request
 
