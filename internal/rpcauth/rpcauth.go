@@ -10,6 +10,7 @@ import (
 	"net/http"
 
 	"github.com/storefront/storefront/agent"
+	"github.com/storefront/storefront/internal/jsonrpc"
 )
 
 // Challenge is the WWW-Authenticate value for a refusal:
@@ -23,34 +24,10 @@ func Challenge(realm string, err error) string {
 	return v
 }
 
-// rpcError is a JSON-RPC error response.
-type rpcError struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Error   struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-		Data    any    `json:"data,omitempty"`
-	} `json:"error"`
-}
-
 // Refuse writes the 401 for err to the JSON-RPC request id (null when
 // absent): a JSON-RPC error with code, message and data (omitted when
 // nil).
 func Refuse(w http.ResponseWriter, realm string, id json.RawMessage, code int, message string, data any, err error) {
-	e := rpcError{JSONRPC: "2.0", ID: id}
-	if len(e.ID) == 0 {
-		e.ID = json.RawMessage("null")
-	}
-	e.Error.Code, e.Error.Message, e.Error.Data = code, message, data
-	body, merr := json.Marshal(e)
-	if merr != nil {
-		e.Error.Data = nil
-		body, _ = json.Marshal(e)
-	}
-	h := w.Header()
-	h.Set("WWW-Authenticate", Challenge(realm, err))
-	h.Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusUnauthorized)
-	_, _ = w.Write(body)
+	w.Header().Set("WWW-Authenticate", Challenge(realm, err))
+	jsonrpc.WriteError(w, http.StatusUnauthorized, id, code, message, data)
 }
