@@ -365,3 +365,35 @@ func TestImportOutlivesTimeouts(t *testing.T) {
 		t.Logf("import of %d products (%s) took %s", n, accept, took)
 	}
 }
+
+// TestRPCPathsAnswerJSONRPC: what the router answers on /mcp and /a2a (a
+// method the endpoint does not serve, an unknown publisher) is a JSON-RPC
+// error with the HTTP status, as every other answer there is.
+func TestRPCPathsAnswerJSONRPC(t *testing.T) {
+	env, addr := limited(t)
+	for _, test := range []struct {
+		method, path string
+		status       int
+	}{
+		{"GET", "/mcp", http.StatusMethodNotAllowed},
+		{"DELETE", "/mcp", http.StatusMethodNotAllowed},
+		{"PUT", "/a2a", http.StatusMethodNotAllowed},
+		{"GET", "/p/northwind/a2a", http.StatusMethodNotAllowed},
+		{"POST", "/p/nobody/mcp", http.StatusNotFound},
+		{"POST", "/p/nobody/a2a", http.StatusNotFound},
+	} {
+		r, err := rawhttp.Do(addr, rawhttp.Request(addr, test.method, test.path, []string{"Content-Type: application/json"}, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)), 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rpc struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   struct{ Code int }
+		}
+		if r.Status != test.status || json.Unmarshal(r.Body, &rpc) != nil || rpc.JSONRPC != "2.0" || string(rpc.ID) != "null" || rpc.Error.Code != -32600 {
+			t.Errorf("%s %s = %d %s, want %d with a JSON-RPC Invalid Request error", test.method, test.path, r.Status, r.Body, test.status)
+		}
+	}
+	healthy(t, env)
+}

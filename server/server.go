@@ -89,6 +89,7 @@ func New(cfg Config) *Server {
 			return err
 		},
 	}))
+	e.HTTPErrorHandler = s.httpError
 	e.Use(s.accessLog, s.deadlines, s.readOnly)
 
 	e.GET("/healthz", s.health)
@@ -98,8 +99,11 @@ func New(cfg Config) *Server {
 
 	mcpHandler := echo.WrapHandler(mcpserver.Guard(cfg.Agent, s.origin, mcpserver.Handler(mcpserver.New(cfg.Agent, cfg.Version))))
 	mcpBody := rpcBody(s.limits.MCPBody, mcpserver.RefuseBody)
-	e.Any("/mcp", mcpHandler, mcpBody, s.publisher(""))
-	e.Any("/p/:publisher/mcp", mcpHandler, mcpBody, s.publisher("publisher"))
+	// Stateless MCP is POST only: the SDK would answer GET (no SSE
+	// stream) and DELETE (no session) with a 405 anyway, so the router
+	// answers every other method, as a JSON-RPC error (httpError).
+	e.POST("/mcp", mcpHandler, mcpBody, s.publisher(""))
+	e.POST("/p/:publisher/mcp", mcpHandler, mcpBody, s.publisher("publisher"))
 	a2aserver.Mount(e, a2aserver.Config{Agent: cfg.Agent, DefaultPublisher: cfg.DefaultPublisher, Version: cfg.Version,
 		PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, ListenOrigin: s.BaseURL, Log: cfg.Log},
 		rpcBody(s.limits.A2ABody, a2aserver.RefuseBody), s.publisher)
