@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -251,19 +252,50 @@ func (r *badRun) down() (bool, string) {
 		}
 		return true, fmt.Sprintf("/healthz answers %d", resp.StatusCode)
 	}
-	out := r.sf.Output()
-	if i := strings.Index(out, "panic: "); i >= 0 {
-		lines := strings.SplitN(out[i:], "\n", 12)
-		return true, strings.Join(lines[:min(len(lines), 11)], " | ")
+	if cause := panicCause(r.sf.Output()); cause != "" {
+		return true, cause
 	}
 	return true, "/healthz: " + err.Error()
+}
+
+// frame matches a function line of a goroutine's stack.
+var frame = regexp.MustCompile(`^([\w./-]+\.(?:\(\*?\w+\)\.)?\w+)\(`)
+
+// panicCause is the panic a process printed and the first three frames
+// of its stack, with their files: the same for every crash of one cause.
+func panicCause(out string) string {
+	i := strings.Index(out, "panic: ")
+	if i < 0 {
+		return ""
+	}
+	lines := strings.Split(out[i:], "\n")
+	var frames []string
+	for _, l := range lines[1:] {
+		if len(frames) == 3 {
+			break
+		}
+		if strings.HasPrefix(l, "\t") && len(frames) > 0 {
+			if f := strings.Fields(l); len(f) > 0 {
+				frames[len(frames)-1] += " (" + filepath.Base(f[0]) + ")"
+			}
+			continue
+		}
+		if m := frame.FindStringSubmatch(l); m != nil {
+			name := m[1]
+			if k := strings.LastIndex(name, "/"); k >= 0 {
+				name = name[k+1:]
+			}
+			frames = append(frames, name)
+		}
+	}
+	return lines[0] + " at " + strings.Join(frames, " < ")
 }
 
 var (
 	// bareHTTP are net/http's own refusals of a head it cannot read, sent
 	// before any handler runs: 400, 431, and the 501 RFC 9112 (section
 	// 6.1) asks for a transfer coding the server does not implement.
-	bareHTTP = regexp.MustCompile(`^(400 Bad Request|431 Request Header Fields Too Large|Unsupported transfer encoding)$`)
+	bareHTTP = regexp.MustCompile(`^(400 Bad Request(: [a-zA-Z ]+)?|431 Request Header Fields Too Large|Unsupported transfer encoding)$`)
 	digits   = regexp.MustCompile(`[0-9]+`)
 )
 
