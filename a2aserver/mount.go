@@ -17,8 +17,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/storefront/storefront/agent"
+	"github.com/storefront/storefront/internal/jsonrpc"
 	"github.com/storefront/storefront/internal/recovery"
-	"github.com/storefront/storefront/internal/rpcauth"
 )
 
 // CardPath is where the agent card is served, at the origin and, because
@@ -119,7 +119,7 @@ func (s *Server) serveRPC(c echo.Context) (err error) {
 	_ = json.Unmarshal(body, &probe) // a2a-go reports malformed bodies
 	if recovery.Run(r.Context(), s.cfg.Log, "a2a", "A2A "+probe.Method, func() { err = s.route(c, body, probe.ID, probe.Method) }) &&
 		!c.Response().Committed {
-		rpcauth.Write(c.Response(), http.StatusInternalServerError, rpcauth.Error(probe.ID, internalErrorCode, "Internal error", nil))
+		jsonrpc.Write(c.Response(), http.StatusInternalServerError, jsonrpc.Error(probe.ID, internalErrorCode, "Internal error", nil))
 	}
 	return err
 }

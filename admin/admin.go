@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/storefront/storefront/buying"
 	"github.com/storefront/storefront/internal/clock"
+	"github.com/storefront/storefront/internal/limit"
 	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/problem"
@@ -45,19 +45,43 @@ type Handler struct {
 	// webhook of a decided order's task.
 	Buying *buying.Service
 	Notify buying.Notify
+	// MaxBody bounds an admin request body and MaxImport a catalogue
+	// import's, in bytes; zero means DefaultMaxBody and DefaultMaxImport.
+	MaxBody, MaxImport int64
 }
 
-// MaxBody is the largest admin request body, in bytes.
-const MaxBody = 2 << 20
+// DefaultMaxBody is the largest admin request body by default, in bytes.
+const DefaultMaxBody = 2 << 20
+
+// importRoute is the catalogue import's route: it streams a file far
+// larger than any other body.
+const importRoute = "/admin/v1/publishers/:publisher/catalogue/import"
+
+// bulkRoutes move or walk whole catalogues and ledgers: an import, the
+// exports, the chain verifications and backtests. They may take far longer
+// than other requests.
+var bulkRoutes = map[string]bool{
+	importRoute: true,
+	"/admin/v1/publishers/:publisher/catalogue/export": true,
+	"/admin/v1/publishers/:publisher/decisions/export": true,
+	"/admin/v1/publishers/:publisher/ledger/verify":    true,
+	"/admin/v1/publishers/:publisher/audit/verify":     true,
+	"/admin/v1/publishers/:publisher/backtest":         true,
+}
+
+// Bulk reports whether route (an echo route path, as Context.Path names
+// it) is one of the bulk routes, which the server gives its bulk deadline
+// instead of the usual read and write timeouts.
+func Bulk(route string) bool { return bulkRoutes[route] }
 
 type adminKey struct{}
 
 // Mount adds the admin API to e under /admin/v1.
 func (h *Handler) Mount(e *echo.Echo) {
 	// An import streams a file far larger than any other body, so it is
-	// outside the group's body limit and sets its own (MaxImport).
-	e.POST("/admin/v1/publishers/:publisher/catalogue/import", h.importCatalogue, h.problems, sameOrigin(), h.authenticate, h.scope)
-	g := e.Group("/admin/v1", h.problems, middleware.BodyLimit("2M"), sameOrigin(), h.authenticate)
+	// outside the group's body limit and has its own (MaxImport).
+	e.POST(importRoute, h.importCatalogue, h.problems, h.limitBody(h.maxImport()), sameOrigin(), h.authenticate, h.scope)
+	g := e.Group("/admin/v1", h.problems, h.limitBody(h.maxBody()), sameOrigin(), h.authenticate)
 	g.GET("/whoami", h.whoami)
 	p := g.Group("/publishers/:publisher", h.scope)
 	p.GET("", h.getPublisher)
@@ -185,15 +209,53 @@ func (h *Handler) now() time.Time {
 	return clock.Read(h.Now)
 }
 
+func (h *Handler) maxBody() int64 {
+	if h.MaxBody > 0 {
+		return h.MaxBody
+	}
+	return DefaultMaxBody
+}
+
+func (h *Handler) maxImport() int64 {
+	if h.MaxImport > 0 {
+		return h.MaxImport
+	}
+	return DefaultMaxImport
+}
+
+// limitBody refuses a body declared larger than max bytes before it is
+// read, and bounds the rest, which body and the import read.
+func (h *Handler) limitBody(max int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			if r.ContentLength > max {
+				c.Response().Header().Set("Connection", "close")
+				return bodyProblem(limit.TooLarge(max))
+			}
+			r.Body = http.MaxBytesReader(c.Response(), r.Body, max)
+			return next(c)
+		}
+	}
+}
+
+// bodyProblem is the problem for a body that could not be taken.
+func bodyProblem(f *limit.Failure) error {
+	switch f.Status {
+	case http.StatusRequestEntityTooLarge:
+		return newProblem(f.Status, "too-large", "Body too large", f.Detail+"; nothing was saved")
+	case http.StatusRequestTimeout:
+		return newProblem(f.Status, "too-slow", "Body too slow", f.Detail+"; nothing was saved")
+	}
+	return newProblem(f.Status, "unreadable", "Unreadable body", f.Detail+"; nothing was saved")
+}
+
 // body reads the request body whole.
 func body(c echo.Context) ([]byte, error) {
 	b, err := io.ReadAll(c.Request().Body)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, newProblem(http.StatusRequestEntityTooLarge, "too-large", "Body too large", "the body is larger than 2 MiB")
-		}
-		return nil, err
+		c.Response().Header().Set("Connection", "close")
+		return nil, bodyProblem(limit.Classify(err))
 	}
 	return b, nil
 }

@@ -15,18 +15,16 @@ import (
 	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/bulk"
 	"github.com/storefront/storefront/internal/clock"
+	"github.com/storefront/storefront/internal/limit"
 	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
 )
 
-// MaxImport is the largest catalogue file an import accepts, in bytes.
-const MaxImport = 2 << 30
-
-// importDeadline is how long an import may take to upload: a large file
-// over a slow link takes longer than the server's usual limits allow.
-const importDeadline = time.Hour
+// DefaultMaxImport is the largest catalogue file an import accepts by
+// default, in bytes.
+const DefaultMaxImport = 2 << 30
 
 // ImportReport says what an import did.
 type ImportReport struct {
@@ -108,9 +106,10 @@ func (h *Handler) importCatalogue(c echo.Context) error {
 		return badQuery("", "the change note is longer than 500 characters")
 	}
 
+	// The server gives an import its bulk deadline (see Bulk): a large
+	// file over a slow link takes longer than other requests may.
 	w := c.Response()
 	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(clock.Deadline(importDeadline))
 	stream := wantsStream(c)
 	var send func(importEvent)
 	if stream {
@@ -126,9 +125,8 @@ func (h *Handler) importCatalogue(c echo.Context) error {
 		}
 	}
 
-	body := http.MaxBytesReader(w, c.Request().Body, MaxImport)
 	rep := ImportReport{Skipped: skip}
-	rd, err := bulk.NewReader(body, format, h.checkProduct)
+	rd, err := bulk.NewReader(c.Request().Body, format, h.checkProduct)
 	var last clock.Stopwatch
 	next := func() (products.Product, error) {
 		for {
@@ -235,8 +233,9 @@ func (h *Handler) importFailure(c echo.Context, err error, rep *ImportReport) er
 		return p
 	case errors.As(err, &fe):
 		return newProblem(http.StatusUnprocessableEntity, "bad-file", "Unreadable file", fe.Error()+"; nothing was saved")
-	case errors.As(err, &mbe):
-		return newProblem(http.StatusRequestEntityTooLarge, "too-large", "File too large", "the file is larger than 2 GiB; nothing was saved")
+	case errors.As(err, &mbe) || limit.Timeout(err):
+		c.Response().Header().Set("Connection", "close")
+		return bodyProblem(limit.Classify(err))
 	case errors.Is(err, store.ErrConflict):
 		return h.writeErr(c, store.ErrConflict)
 	}

@@ -81,6 +81,8 @@ type Main struct {
 	RetentionEvery time.Duration
 	// MetricsToken, when set, is the bearer /metrics requires.
 	MetricsToken string
+	// Limits are serve's timeouts and size limits.
+	Limits server.Limits
 	// The file commands' settings: the storefront they talk to and the
 	// admin token they use, the file, its format, and their options.
 	URL          string
@@ -186,6 +188,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs := flag.NewFlagSet("storefront "+m.Command, flag.ContinueOnError)
 	fs.SetOutput(m.Stderr)
 	var env envFlags
+	var badLimits []string
 	retention := DefaultRetention
 	filters := map[string]*string{}
 	fs.StringVar(&m.LogLevel, "log-level", envOr("STOREFRONT_LOG_LEVEL", "info"), "debug, info, warn or error (STOREFRONT_LOG_LEVEL)")
@@ -213,6 +216,7 @@ func (m *Main) ParseFlags(args []string) error {
 		fs.StringVar(&m.DefaultPublisher, "default-publisher", os.Getenv("STOREFRONT_DEFAULT_PUBLISHER"), "publisher served at the plain paths (STOREFRONT_DEFAULT_PUBLISHER); default: the demo publisher if present, else the first")
 		fs.StringVar(&m.DemoBuyerToken, "demo-buyer-token", os.Getenv("STOREFRONT_DEMO_BUYER_TOKEN"), "fix the demo buyer token instead of generating one (STOREFRONT_DEMO_BUYER_TOKEN)")
 		fs.StringVar(&m.DemoAdminToken, "demo-admin-token", os.Getenv("STOREFRONT_DEMO_ADMIN_TOKEN"), "fix the demo publisher's admin token instead of generating one (STOREFRONT_DEMO_ADMIN_TOKEN)")
+		badLimits = m.defineLimits(fs)
 	case "ledger verify":
 		fs.StringVar(&m.Publisher, "publisher", "", "verify one publisher (default: all)")
 	case "retention run":
@@ -283,6 +287,14 @@ func (m *Main) ParseFlags(args []string) error {
 	}
 	if err := env.err(); err != nil {
 		return err
+	}
+	if len(badLimits) > 0 {
+		return errors.New(strings.Join(badLimits, "; "))
+	}
+	if m.Command == "serve" || m.Command == "bench serve" {
+		if err := m.Limits.Check(); err != nil {
+			return fmt.Errorf("timeouts and limits: %w", err)
+		}
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(m.LogLevel)); err != nil {

@@ -7,7 +7,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/storefront/storefront/internal/jsonrpc"
 
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/internal/origin"
@@ -41,7 +41,7 @@ func Guard(a *agent.Agent, pol origin.Policy, next http.Handler) http.Handler {
 		tw := &trackedWriter{ResponseWriter: w}
 		var id json.RawMessage
 		if recovery.Run(r.Context(), a.Log, "mcp", "MCP "+r.Method, func() { guard(a, pol, next, tw, r, &id) }) && !tw.wrote {
-			rpcauth.Write(w, http.StatusInternalServerError, rpcauth.Error(id, jsonrpc.CodeInternalError, "Internal error", nil))
+			jsonrpc.Write(w, http.StatusInternalServerError, jsonrpc.Error(id, jsonrpc.InternalError, "Internal error", nil))
 		}
 	})
 }
@@ -60,7 +60,7 @@ func guard(a *agent.Agent, pol origin.Policy, next http.Handler, w http.Response
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		var refusal []byte
 		if calls, refusal = rpcCalls(body); refusal != nil {
-			rpcauth.Write(w, http.StatusBadRequest, refusal)
+			jsonrpc.Write(w, http.StatusBadRequest, refusal)
 			return
 		}
 		*id = calls[0].id

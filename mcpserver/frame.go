@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-
-	"github.com/storefront/storefront/internal/rpcauth"
+	"github.com/storefront/storefront/internal/jsonrpc"
 )
 
 // rpcCall is what admission needs of one JSON-RPC message.
@@ -27,19 +25,19 @@ type rpcCall struct {
 func rpcCalls(body []byte) (calls []rpcCall, refusal []byte) {
 	body = bytes.TrimSpace(body)
 	if !json.Valid(body) {
-		return nil, rpcauth.Error(nil, jsonrpc.CodeParseError, "Parse error: the body is not valid JSON", nil)
+		return nil, jsonrpc.Error(nil, jsonrpc.ParseError, "Parse error: the body is not valid JSON", nil)
 	}
 	if body[0] != '[' {
 		c, why := message(body)
 		if why != "" {
-			return nil, rpcauth.Error(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+why, nil)
+			return nil, jsonrpc.Error(c.id, jsonrpc.InvalidRequest, "Invalid Request: "+why, nil)
 		}
 		return []rpcCall{c}, nil
 	}
 	var raws []json.RawMessage
 	_ = json.Unmarshal(body, &raws) // valid JSON that opens an array is one
 	if len(raws) == 0 {
-		return nil, rpcauth.Error(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: the batch is empty", nil)
+		return nil, jsonrpc.Error(nil, jsonrpc.InvalidRequest, "Invalid Request: the batch is empty", nil)
 	}
 	whys := make([]string, len(raws))
 	bad := false
@@ -56,9 +54,9 @@ func rpcCalls(body []byte) (calls []rpcCall, refusal []byte) {
 	for i, c := range calls {
 		switch {
 		case whys[i] != "":
-			answers = append(answers, rpcauth.Error(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+whys[i], nil))
+			answers = append(answers, jsonrpc.Error(c.id, jsonrpc.InvalidRequest, "Invalid Request: "+whys[i], nil))
 		case c.id != nil:
-			answers = append(answers, rpcauth.Error(c.id, jsonrpc.CodeInvalidRequest, "Invalid Request: another member of this batch is invalid, so none of it ran", nil))
+			answers = append(answers, jsonrpc.Error(c.id, jsonrpc.InvalidRequest, "Invalid Request: another member of this batch is invalid, so none of it ran", nil))
 		}
 	}
 	b, _ := json.Marshal(answers)

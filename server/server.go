@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/storefront/storefront/a2aserver"
 	"github.com/storefront/storefront/admin"
@@ -32,9 +31,6 @@ import (
 	"github.com/storefront/storefront/signing"
 	"github.com/storefront/storefront/store"
 )
-
-// MaxBody is the largest request body accepted, in bytes.
-const MaxBody = 1 << 20
 
 // Config configures a server.
 type Config struct {
@@ -57,7 +53,10 @@ type Config struct {
 	Keys *signing.Keys
 	// Metrics, when set, is served at /metrics.
 	Metrics http.Handler
-	Log     *slog.Logger
+	// Limits bound connections and requests; the zero value means
+	// DefaultLimits.
+	Limits Limits
+	Log    *slog.Logger
 }
 
 // Server is the running HTTP server.
@@ -70,6 +69,9 @@ type Server struct {
 	publishers sync.Map
 	// origin decides the scheme and host public URLs name.
 	origin origin.Policy
+	limits Limits
+	// readOnlyRoutes are the routes (method and path) that take no body.
+	readOnlyRoutes map[string]bool
 }
 
 // New builds the server and its routes.
@@ -77,11 +79,16 @@ func New(cfg Config) *Server {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	s := &Server{cfg: cfg, Echo: e}
+	s := &Server{cfg: cfg, Echo: e, limits: cfg.Limits}
+	if s.limits == (Limits{}) {
+		s.limits = DefaultLimits
+	}
 	s.origin = origin.Policy{PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, Listen: s.BaseURL}
+	e.HTTPErrorHandler = s.httpError
 	e.Use(requestID)
 	e.Use(s.accessLog)
 	e.Use(s.recoverPanics)
+	e.Use(s.deadlines, s.readOnly)
 
 	e.GET("/healthz", s.health)
 	if cfg.Metrics != nil {
@@ -89,11 +96,15 @@ func New(cfg Config) *Server {
 	}
 
 	mcpHandler := echo.WrapHandler(mcpserver.Guard(cfg.Agent, s.origin, mcpserver.Handler(mcpserver.New(cfg.Agent, cfg.Version))))
-	limit := middleware.BodyLimit("1M")
-	e.Any("/mcp", mcpHandler, limit, s.publisher(""))
-	e.Any("/p/:publisher/mcp", mcpHandler, limit, s.publisher("publisher"))
+	mcpBody := rpcBody(s.limits.MCPBody, mcpserver.RefuseBody)
+	// Stateless MCP is POST only: the SDK would answer GET (no SSE
+	// stream) and DELETE (no session) with a 405 anyway, so the router
+	// answers every other method, as a JSON-RPC error (httpError).
+	e.POST("/mcp", mcpHandler, mcpBody, s.publisher(""))
+	e.POST("/p/:publisher/mcp", mcpHandler, mcpBody, s.publisher("publisher"))
 	a2aserver.Mount(e, a2aserver.Config{Agent: cfg.Agent, DefaultPublisher: cfg.DefaultPublisher, Version: cfg.Version,
-		PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, ListenOrigin: s.BaseURL, Log: cfg.Log}, limit, s.publisher)
+		PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, ListenOrigin: s.BaseURL, Log: cfg.Log},
+		rpcBody(s.limits.A2ABody, a2aserver.RefuseBody), s.publisher)
 	e.GET(agent.BrandPath, s.brand, s.publisher(""))
 	e.GET("/p/:publisher"+agent.BrandPath, s.brand, s.publisher("publisher"))
 
@@ -105,10 +116,12 @@ func New(cfg Config) *Server {
 	}
 
 	if cfg.Admin != nil {
+		cfg.Admin.MaxBody, cfg.Admin.MaxImport = s.limits.AdminBody, s.limits.ImportBody
 		cfg.Admin.Mount(e)
 		// The console is static pages that use the admin API.
 		console.Mount(e, cfg.Log)
 	}
+	s.noteReadOnlyRoutes()
 	return s
 }
 
@@ -254,7 +267,9 @@ func (s *Server) Serve(ctx context.Context) error {
 			return err
 		}
 	}
-	s.http = &http.Server{Handler: s.Echo, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	l := s.limits
+	s.http = &http.Server{Handler: s.Echo, ReadHeaderTimeout: l.ReadHeaderTimeout, ReadTimeout: l.ReadTimeout,
+		WriteTimeout: l.WriteTimeout, IdleTimeout: l.IdleTimeout, MaxHeaderBytes: int(l.MaxHeaderBytes)}
 	errc := make(chan error, 1)
 	go func() { errc <- s.http.Serve(s.ln) }()
 	select {

@@ -1,0 +1,31 @@
+package jsonrpc
+
+import "testing"
+
+func TestPeek(t *testing.T) {
+	call := `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"get_products","arguments":{"brief":"a long brief`
+	send := `{"jsonrpc":"2.0","id":"m-7","method":"SendMessage","params":{"message":{"messageId":"m","parts":[{"text":"x"},{"data":{"skill":"create_media_buy","input":{"name":"not the skill"`
+	for _, test := range []struct {
+		body       string
+		id, method string
+		tool       string
+	}{
+		{call, "41", "tools/call", "get_products"},
+		// A string cut short is no value.
+		{call[:40], "41", "", ""},
+		{send, `"m-7"`, "SendMessage", "create_media_buy"},
+		// A name deeper than params.name is an argument, not the tool.
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"name":"x"}`, "1", "tools/call", ""},
+		// Ids that are neither strings nor numbers are not ids.
+		{`{"id":{"a":1},"method":"tools/list"}`, "", "tools/list", ""},
+		{`{"id":null,"method":"tools/list"}`, "", "tools/list", ""},
+		{`[{"id":1,"method":"tools/call"}]`, "", "", ""},
+		{`not json`, "", "", ""},
+		{``, "", "", ""},
+	} {
+		c := Peek([]byte(test.body))
+		if string(c.ID) != test.id || c.Method != test.method || c.Tool != test.tool {
+			t.Errorf("Peek(%.50q) = %+v, want id %s, method %q, tool %q", test.body, c, test.id, test.method, test.tool)
+		}
+	}
+}

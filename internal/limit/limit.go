@@ -1,0 +1,92 @@
+// Package limit reads a request body within its surface's size limit and
+// says what went wrong when it cannot (too large, too slow, unreadable), so
+// that each surface answers in its own terms: a JSON-RPC error on /mcp and
+// /a2a, problem+json on the admin API. It decides no limit itself: the
+// server's configuration does.
+package limit
+
+import (
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+)
+
+// Failure is why a body could not be read: its HTTP status (413, 408 or
+// 400) and a sentence for the caller, in the storefront's own words.
+type Failure struct {
+	Status int
+	Detail string
+}
+
+// peek is how much of an oversized body is read to name its call.
+const peek = 4 << 10
+
+// Body reads r's body whole, refusing one of more than max bytes. A body
+// declared larger is refused before it is read, unless the client waits for
+// 100-continue, with only its first bytes read to name the call. On failure
+// it returns what it read, for the caller to name the call from, and asks
+// net/http to close the connection after the answer: the rest of the body
+// is never read.
+func Body(w http.ResponseWriter, r *http.Request, max int64) ([]byte, *Failure) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, nil
+	}
+	if r.ContentLength > max {
+		w.Header().Set("Connection", "close")
+		var prefix []byte
+		if r.Header.Get("Expect") == "" {
+			prefix, _ = io.ReadAll(io.LimitReader(r.Body, peek))
+		}
+		return prefix, TooLarge(max)
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+	if err != nil {
+		w.Header().Set("Connection", "close")
+		return b, Classify(err)
+	}
+	return b, nil
+}
+
+// TooLarge is the failure of a body over max bytes.
+func TooLarge(max int64) *Failure {
+	return &Failure{Status: http.StatusRequestEntityTooLarge,
+		Detail: "the request body is larger than " + Size(max) + ", the most this endpoint accepts"}
+}
+
+// Classify names a body read error: the size limit (an
+// http.MaxBytesReader's), the read deadline, or a body that could not be
+// read (a broken chunked encoding, a client gone).
+func Classify(err error) *Failure {
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return TooLarge(mbe.Limit)
+	case Timeout(err):
+		return &Failure{Status: http.StatusRequestTimeout,
+			Detail: "the request body did not arrive in time; send it whole and promptly"}
+	}
+	return &Failure{Status: http.StatusBadRequest, Detail: "the request body could not be read"}
+}
+
+// Timeout reports whether err is a read that ran past its deadline.
+func Timeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+}
+
+// Size writes n bytes the way the README and the flags do: 1 MiB, 512 KiB,
+// 2 GiB, 100 bytes.
+func Size(n int64) string {
+	for _, u := range []struct {
+		name  string
+		bytes int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.bytes && n%u.bytes == 0 {
+			return strconv.FormatInt(n/u.bytes, 10) + " " + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
