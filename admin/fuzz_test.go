@@ -71,7 +71,7 @@ func (ft *adminFuzz) send(method, path, contentType, body, ifMatch string) *http
 
 func newAdminFuzz(f *testing.F) *adminFuzz {
 	adminFuzzOnce.Do(func() {
-		ft := &adminFuzz{env: testenv.Start(f, "--sandbox")}
+		ft := &adminFuzz{env: testenv.Start(f, append([]string{"--sandbox"}, kittest.FuzzStoreArgs(f)...)...)}
 		ft.rulebook, _ = ft.get(f, pub+"/rulebook")
 		ft.voice, _ = ft.get(f, pub+"/voice")
 		ft.publisher, _ = ft.get(f, pub)

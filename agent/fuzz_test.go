@@ -60,7 +60,7 @@ func newFuzzTarget(f *testing.F) *fuzzTarget {
 	fuzzOnce.Do(func() {
 		// The program outlives the first fuzz target that starts it: the
 		// fuzzing engine runs the target many times in one process.
-		env := testenv.Start(f, "--sandbox")
+		env := testenv.Start(f, append([]string{"--sandbox"}, kittest.FuzzStoreArgs(f)...)...)
 		gen, err := schemagen.Load(filepath.Join(spectest.Dir(f), "schemas"))
 		if err != nil {
 			f.Fatal(err)
