@@ -897,3 +897,48 @@ func TestPublishers(t *testing.T) {
 		t.Errorf("capabilities at /p/harbor describe %v, want harbor.example", domains)
 	}
 }
+
+// TestControllerFailureOverA2A: the compliance controller's failures have
+// their own shape (success: false, error, error_detail) and no adcp_error;
+// over A2A they are failed tasks whose status message says why in text,
+// not an internal JSON-RPC error.
+func TestControllerFailureOverA2A(t *testing.T) {
+	env := testenv.Start(t, "--sandbox")
+	p := kittest.ProbeA2A(t, env.BaseURL+"/a2a", kittest.Kit, "comply_test_controller",
+		`{"account":{"sandbox":true},"adcp_version":"3.0","scenario":"no_such_scenario"}`)
+	raw, _ := json.Marshal(p.Body)
+	var rpc struct {
+		Error  json.RawMessage `json:"error"`
+		Result struct {
+			Task struct {
+				Status struct {
+					State   string `json:"state"`
+					Message struct {
+						Parts []struct {
+							Text string `json:"text"`
+						} `json:"parts"`
+					} `json:"message"`
+				} `json:"status"`
+				Artifacts []struct {
+					Parts []struct {
+						Data json.RawMessage `json:"data"`
+					} `json:"parts"`
+				} `json:"artifacts"`
+			} `json:"task"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(raw, &rpc); err != nil || rpc.Error != nil {
+		t.Fatalf("controller failure over A2A = %s, want a failed task", raw)
+	}
+	task := rpc.Result.Task
+	if task.Status.State != string(a2a.TaskStateFailed) || len(task.Status.Message.Parts) == 0 || task.Status.Message.Parts[0].Text == "" {
+		t.Fatalf("task = %s, want failed with a text status message", raw)
+	}
+	var data []byte
+	for _, part := range task.Artifacts[0].Parts {
+		if part.Data != nil {
+			data = part.Data
+		}
+	}
+	spectest.Validate(t, "compliance/comply-test-controller-response.json", data)
+}

@@ -259,11 +259,14 @@ func (h *handler) task(ctx context.Context, msg *a2a.Message, r agent.Reply, leg
 		// clients that know nothing of AdCP show a failed task's status
 		// message, not its artifacts. The same screened line, and the
 		// typed error as AdCP's transport error mapping reads it there.
-		typed, err := typedError(r.Payload, legacy)
+		status = a2a.ContentParts{a2a.NewTextPart(summary(r))}
+		typed, ok, err := typedError(r.Payload, legacy)
 		if err != nil {
 			return nil, err
 		}
-		status = a2a.ContentParts{a2a.NewTextPart(summary(r)), a2a.NewDataPart(typed)}
+		if ok {
+			status = append(status, a2a.NewDataPart(typed))
+		}
 	case refusals:
 		status = h.refusalParts(ctx, r, legacy)
 	}
@@ -278,15 +281,17 @@ func (h *handler) task(ctx context.Context, msg *a2a.Message, r agent.Reply, leg
 
 // typedError is the error arm's typed error alone, {"adcp_error": {...}},
 // as a data part's value: the shape AdCP's transport error mapping reads
-// from a failed task's status message.
-func typedError(payload []byte, legacy bool) (any, error) {
+// from a failed task's status message. A failure with no adcp_error (the
+// compliance controller's own failure shape) has none to give.
+func typedError(payload []byte, legacy bool) (any, bool, error) {
 	var arm struct {
 		Error json.RawMessage `json:"adcp_error"`
 	}
 	if err := json.Unmarshal(payload, &arm); err != nil || len(arm.Error) == 0 {
-		return nil, errors.New("a failed reply has no adcp_error")
+		return nil, false, nil
 	}
-	return payloadValue(append(append([]byte(`{"adcp_error":`), arm.Error...), '}'), legacy)
+	v, err := payloadValue(append(append([]byte(`{"adcp_error":`), arm.Error...), '}'), legacy)
+	return v, err == nil, err
 }
 
 // declined is the vocabulary entry of a rejected reply's slug (from the

@@ -106,6 +106,10 @@ func (s *Service) SyncAccounts(ctx context.Context, c Call) Result {
 	}{Status: "completed", AdcpVersion: a.env.Version.String(), DryRun: w.DryRun, Context: a.env.Context}
 	for i, entry := range w.Accounts {
 		aw, err := s.syncOne(ctx, c, fmt.Sprintf("accounts[%d]", i), entry, w.DryRun)
+		var unnamed entryError
+		if errors.As(err, &unnamed) {
+			return a.fail(ctx, false, unnamed.e)
+		}
 		if err != nil {
 			s.log().Error("sync_accounts failed", "err", err)
 			return a.fail(ctx, false, unavailable)
@@ -124,16 +128,35 @@ func (s *Service) SyncAccounts(ctx context.Context, c Call) Result {
 	return Result{Payload: payload}
 }
 
+// entryError is an entry's failure that cannot be reported as the entry's
+// result, because the entry names no brand and operator to report it
+// under: it fails the whole request.
+type entryError struct{ e outcome.Error }
+
+func (e entryError) Error() string { return "sync_accounts entry: " + string(e.e.Code) }
+
 // syncOne provisions one entry. A per-entry problem is that entry's
 // failure, not the request's; only an outage is an error.
 func (s *Service) syncOne(ctx context.Context, c Call, path string, entry map[string]json.RawMessage, dryRun bool) (AccountWire, error) {
 	failedWith := func(code adcp.Code, field, msg string, details map[string]any) (AccountWire, error) {
-		aw := AccountWire{Action: "failed", Status: "rejected", Errors: []outcome.Error{errorOf(baseScreen, code, path+"."+field, msg, details)}}
+		e := errorOf(baseScreen, code, path+"."+field, msg, details)
+		aw := AccountWire{Action: "failed", Status: "rejected", Errors: []outcome.Error{e}}
+		// An entry's result names its brand and operator; a settings
+		// update names them inside its account reference.
+		named := entry
+		if _, ok := entry["brand"]; !ok {
+			_ = json.Unmarshal(entry["account"], &named)
+		}
 		var brand BrandWire
-		if json.Unmarshal(entry["brand"], &brand) == nil && brand.Domain != "" {
+		if json.Unmarshal(named["brand"], &brand) == nil && brand.Domain != "" {
 			aw.Brand = &brand
 		}
-		_ = json.Unmarshal(entry["operator"], &aw.Operator)
+		_ = json.Unmarshal(named["operator"], &aw.Operator)
+		if aw.Brand == nil || aw.Operator == "" {
+			// A result without them is not a valid answer, so an entry
+			// that names neither fails the request.
+			return AccountWire{}, entryError{e}
+		}
 		return aw, nil
 	}
 	failed := func(code adcp.Code, field, msg string) (AccountWire, error) { return failedWith(code, field, msg, nil) }

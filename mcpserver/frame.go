@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 
 	"github.com/storefront/storefront/internal/jsonrpc"
 )
@@ -26,6 +27,9 @@ func rpcCalls(body []byte) (calls []rpcCall, refusal []byte) {
 	body = bytes.TrimSpace(body)
 	if !json.Valid(body) {
 		return nil, jsonrpc.Error(nil, jsonrpc.ParseError, "Parse error: the body is not valid JSON", nil)
+	}
+	if nestedDeeperThan(body, MaxDepth) {
+		return nil, rpcauth.Error(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: the body nests more than %d levels deep", MaxDepth), nil)
 	}
 	if body[0] != '[' {
 		c, why := message(body)
@@ -116,6 +120,38 @@ func message(raw json.RawMessage) (c rpcCall, why string) {
 		}
 	}
 	return c, ""
+}
+
+// MaxDepth is how deeply a request's JSON may nest. No AdCP request comes
+// near it; the SDK's own decoder refuses deeper bodies in plain text.
+const MaxDepth = 512
+
+// nestedDeeperThan reports whether valid JSON nests arrays and objects more
+// than limit levels deep, without decoding it.
+func nestedDeeperThan(body []byte, limit int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range body {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			if depth++; depth > limit {
+				return true
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return false
 }
 
 // validID reports whether raw is a JSON-RPC id: a string, a number or

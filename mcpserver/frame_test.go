@@ -50,6 +50,8 @@ func TestJSONRPCFraming(t *testing.T) {
 		{"id a boolean", `{"jsonrpc":"2.0","id":true,"method":"ping"}`, -32600, "null"},
 		{"a response without result or error", `{"jsonrpc":"2.0","id":7}`, -32600, "7"},
 		{"method in capitals", `{"jsonrpc":"2.0","id":8,"METHOD":"ping"}`, -32600, "8"},
+		{"nested too deep", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"get_products","arguments":{"a":` +
+			strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}}}`, -32600, "null"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			status, b := rawPost(t, env.BaseURL+"/mcp", test.body)

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/storefront/storefront/internal/spectest"
 	"github.com/storefront/storefront/internal/testenv"
+	"github.com/storefront/storefront/store/pgstore/pgtest"
 )
 
 // The compliance test kit's keys: a sandbox key, another kit's sandbox
@@ -305,4 +307,23 @@ func Get(t testing.TB, url string) (int, []byte) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, b
+}
+
+// FuzzStore names the store the fuzz targets run the program on:
+// STOREFRONT_FUZZ_STORE=postgres for a fresh PostgreSQL database, the
+// in-memory store otherwise.
+const FuzzStore = "STOREFRONT_FUZZ_STORE"
+
+// FuzzStoreArgs are the program arguments for the store FuzzStore names.
+func FuzzStoreArgs(t testing.TB) []string {
+	t.Helper()
+	switch s := os.Getenv(FuzzStore); s {
+	case "", "memory":
+		return nil
+	case "postgres":
+		return []string{"--database-url", pgtest.NewDatabase(t), "--seed-demo"}
+	default:
+		t.Fatalf("%s=%q: want memory or postgres", FuzzStore, s)
+		return nil
+	}
 }

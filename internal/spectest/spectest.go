@@ -190,26 +190,37 @@ var mediaBuyResponses = map[string]string{
 }
 
 // MediaBuy validates a media-buy tool's answer against the official schema
-// of its task (and of its arm, for the submitted envelope). Answers served
-// 3.0 and 3.1 carry a create's or update's buy status at the root, as those
+// of its task (and of its arm, for the submitted envelope), reporting every
+// violation as a test error. It returns the decoded answer.
+func MediaBuy(t testing.TB, tool string, payload []byte) map[string]any {
+	t.Helper()
+	m, err := CheckMediaBuy(t, tool, payload)
+	if err != nil {
+		t.Errorf("%v\npayload: %s", err, payload)
+	}
+	return m
+}
+
+// CheckMediaBuy is MediaBuy without failing the test. Answers served 3.0
+// and 3.1 carry a create's or update's buy status at the root, as those
 // releases define; the schemas here are 3.2's, whose root is the task
 // status, so that member is checked against its release here and the rest
-// against the schema. It returns the decoded answer.
-func MediaBuy(t testing.TB, tool string, payload []byte) map[string]any {
+// against the schema.
+func CheckMediaBuy(t testing.TB, tool string, payload []byte) (map[string]any, error) {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(payload, &m); err != nil {
-		t.Fatalf("%s answer is not a JSON object: %v\n%s", tool, err, payload)
+		return nil, fmt.Errorf("%s answer is not a JSON object: %v", tool, err)
 	}
 	rel, ok := mediaBuyResponses[tool]
 	if !ok {
-		t.Fatalf("%s is not a media-buy tool", tool)
+		return m, fmt.Errorf("%s is not a media-buy tool", tool)
 	}
 	v, _ := m["adcp_version"].(string)
 	if (tool == "create_media_buy" || tool == "update_media_buy") && m["media_buy_status"] != nil {
 		pre32 := v == "3.0" || v == "3.1"
 		if pre32 != (m["status"] == m["media_buy_status"]) {
-			t.Errorf("%s served %s has root status %v beside media_buy_status %v", tool, v, m["status"], m["media_buy_status"])
+			return m, fmt.Errorf("%s served %s has root status %v beside media_buy_status %v", tool, v, m["status"], m["media_buy_status"])
 		}
 		if pre32 {
 			c := map[string]any{}
@@ -221,8 +232,12 @@ func MediaBuy(t testing.TB, tool string, payload []byte) map[string]any {
 		}
 	}
 	if tool == "create_media_buy" && m["status"] == "submitted" {
-		Validate(t, "media-buy/create-media-buy-async-response-submitted.json", payload)
+		if err := Check(t, "media-buy/create-media-buy-async-response-submitted.json", payload); err != nil {
+			return m, fmt.Errorf("%s submitted envelope: %v", tool, err)
+		}
 	}
-	Validate(t, rel, payload)
-	return m
+	if err := Check(t, rel, payload); err != nil {
+		return m, fmt.Errorf("%s answer does not validate against %s:\n%v", tool, rel, err)
+	}
+	return m, nil
 }
