@@ -29,7 +29,7 @@ func rpcCalls(body []byte) (calls []rpcCall, refusal []byte) {
 		return nil, jsonrpc.Error(nil, jsonrpc.ParseError, "Parse error: the body is not valid JSON", nil)
 	}
 	if nestedDeeperThan(body, MaxDepth) {
-		return nil, rpcauth.Error(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("Invalid Request: the body nests more than %d levels deep", MaxDepth), nil)
+		return nil, jsonrpc.Error(nil, jsonrpc.InvalidRequest, fmt.Sprintf("Invalid Request: the body nests more than %d levels deep", MaxDepth), nil)
 	}
 	if body[0] != '[' {
 		c, why := message(body)
