@@ -7,9 +7,13 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/store"
 )
 
 func (s *Store) SetDirective(ctx context.Context, publisher, account, principal string, d products.Directive) (err error) {
+	if err := store.CheckDirective(account, principal, d); err != nil {
+		return err
+	}
 	defer wrap(&err, "SetDirective(%q, %q, %q)", publisher, account, principal)
 	suggestions := d.Suggestions
 	if suggestions == nil {
@@ -29,6 +33,9 @@ func (s *Store) SetDirective(ctx context.Context, publisher, account, principal 
 // several replicas taking the same directive, the first DELETE to lock the
 // row gets it; the others wait on the lock, find the row gone and get nil.
 func (s *Store) TakeDirective(ctx context.Context, publisher, account, principal string) (_ *products.Directive, err error) {
+	if store.Unkeepable(publisher, account, principal) {
+		return nil, nil
+	}
 	defer wrap(&err, "TakeDirective(%q, %q, %q)", publisher, account, principal)
 	var d products.Directive
 	err = s.pool.QueryRow(ctx, `

@@ -29,6 +29,9 @@ func (s *Store) SigningKeys(ctx context.Context, publisher string) (_ []store.Si
 // CreateSigningKey inserts the first active key; the partial unique index
 // on active keys turns a second one into ErrExists.
 func (s *Store) CreateSigningKey(ctx context.Context, publisher string, k store.SigningKey) (err error) {
+	if err := store.CheckStored(k); err != nil {
+		return err
+	}
 	defer wrap(&err, "CreateSigningKey(%q, %q)", publisher, k.KID)
 	_, err = s.pool.Exec(ctx, `INSERT INTO signing_keys (publisher_id, kid, public_key, private_key, created_at)
 		VALUES ($1, $2, $3, $4, $5)`, publisher, k.KID, k.Public, k.Private, k.CreatedAt)
@@ -39,6 +42,9 @@ func (s *Store) CreateSigningKey(ctx context.Context, publisher string, k store.
 // one publisher from several replicas happen one after the other: each
 // retires the key the previous one created.
 func (s *Store) RotateSigningKey(ctx context.Context, publisher string, k store.SigningKey) (err error) {
+	if err := store.CheckStored(k); err != nil {
+		return err
+	}
 	defer wrap(&err, "RotateSigningKey(%q, %q)", publisher, k.KID)
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var id string
