@@ -54,8 +54,8 @@ type adminKey struct{}
 func (h *Handler) Mount(e *echo.Echo) {
 	// An import streams a file far larger than any other body, so it is
 	// outside the group's body limit and sets its own (MaxImport).
-	e.POST("/admin/v1/publishers/:publisher/catalogue/import", h.importCatalogue, h.problems, sameOrigin(), h.authenticate, h.scope)
-	g := e.Group("/admin/v1", h.problems, middleware.BodyLimit("2M"), sameOrigin(), h.authenticate)
+	e.POST("/admin/v1/publishers/:publisher/catalogue/import", h.importCatalogue, h.problems, sameOrigin(), h.authenticate, h.params, h.scope)
+	g := e.Group("/admin/v1", h.problems, middleware.BodyLimit("2M"), sameOrigin(), h.authenticate, h.params)
 	g.GET("/whoami", h.whoami)
 	p := g.Group("/publishers/:publisher", h.scope)
 	p.GET("", h.getPublisher)
