@@ -233,7 +233,9 @@ func envelopeOf(args []byte) (pin string, major int, ctxRaw json.RawMessage, ok 
 	if raw, has := top["adcp_major_version"]; has {
 		_ = json.Unmarshal(raw, &major)
 	}
-	if raw, has := top["context"]; has && len(raw) > 0 && raw[0] == '{' {
+	// A context that is not valid Unicode is refused with its request
+	// and never echoed.
+	if raw, has := top["context"]; has && len(raw) > 0 && raw[0] == '{' && products.Echoable(raw) {
 		ctxRaw = raw
 	}
 	return pin, major, ctxRaw, true

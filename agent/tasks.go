@@ -105,6 +105,19 @@ func (a *Agent) owner(ctx context.Context, publisher string, p products.Principa
 	return o, nil
 }
 
+// textRefusal is the answer for a task request holding text no task reads
+// (products.TextProblems), or nil.
+func textRefusal(args []byte) *outcome.Error {
+	ps := products.TextProblems(args, true)
+	if len(ps) == 0 {
+		return nil
+	}
+	e := outcome.Error{Code: ps[0].Code}
+	e.Message, _ = baseScreen.Line(ps[0].Message, sanitize.MaxMessage)
+	e.Field, _ = baseScreen.Line(ps[0].Field, 200)
+	return &e
+}
+
 func (a *Agent) taskEnvelope(args []byte) (outcome.Envelope, bool) {
 	pin, major, ctxRaw, ok := envelopeOf(args)
 	v, err := adcp.Negotiate(pin, major)
@@ -126,6 +139,9 @@ func (a *Agent) taskStatus(ctx context.Context, c Call, p products.Principal, au
 	var req taskRequest
 	if !ok || (len(c.Args) > 0 && json.Unmarshal(c.Args, &req) != nil) {
 		return failedReply(env, invalidField("the request is not a valid get_task_status request (task_id must be a string)", ""))
+	}
+	if e := textRefusal(c.Args); e != nil {
+		return failedReply(env, *e)
 	}
 	if req.TaskID == "" {
 		return failedReply(env, invalidField("task_id is required", "task_id"))
@@ -187,6 +203,9 @@ func (a *Agent) listTasks(ctx context.Context, c Call, p products.Principal, aut
 	var req taskRequest
 	if !ok || (len(c.Args) > 0 && json.Unmarshal(c.Args, &req) != nil) {
 		return failedReply(env, invalidField("the request is not a valid list_tasks request (check filters and pagination types)", ""))
+	}
+	if e := textRefusal(c.Args); e != nil {
+		return failedReply(env, *e)
 	}
 	owner, e := a.owner(ctx, c.Publisher, p, req.Account)
 	if e != nil {

@@ -64,6 +64,10 @@ type Fault struct {
 // MaxFaults is the most faults Scan reports in one document.
 const MaxFaults = 20
 
+// ErrNull is the fault of a null array element: a wrong type rather than
+// bad text, which a caller may report under another code.
+var ErrNull = errors.New("must not be null: an array holds values, never null")
+
 // Scan checks every string of a JSON document, member names included, as
 // Text does with line breaks allowed, and refuses null array elements (no
 // AdCP or admin array holds them; encoding/json would read one as a zero
@@ -177,7 +181,7 @@ func (s *scanner) run() {
 			s.literal(raw)
 		case nil:
 			if top >= 0 && !s.stack[top].object && !s.isOpaque(s.path()) {
-				s.fault(s.path(), errors.New("must not be null: an array holds values, never null"))
+				s.fault(s.path(), ErrNull)
 			}
 		}
 		s.done()

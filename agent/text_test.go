@@ -1,0 +1,114 @@
+package agent_test
+
+import (
+	"encoding/json"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/storefront/storefront/internal/kittest"
+	"github.com/storefront/storefront/internal/spectest"
+	"github.com/storefront/storefront/internal/testenv"
+	"github.com/storefront/storefront/store/pgstore/pgtest"
+)
+
+// onBothStores runs fn against the real program on each store, with the
+// demo seeded.
+func onBothStores(t *testing.T, fn func(t *testing.T, env *testenv.Env)) {
+	for _, tc := range []struct {
+		name string
+		args func(t *testing.T) []string
+	}{
+		{"memstore", func(*testing.T) []string { return nil }},
+		{"postgres", func(t *testing.T) []string { return []string{"--database-url", pgtest.NewDatabase(t), "--seed-demo"} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fn(t, testenv.Start(t, tc.args(t)...))
+		})
+	}
+}
+
+// rpcResult is the AdCP object of a raw MCP tools/call answer.
+func rpcResult(t *testing.T, p kittest.Probe) (map[string]any, bool) {
+	t.Helper()
+	res, _ := p.Body["result"].(map[string]any)
+	if res == nil {
+		t.Fatalf("no result: %d %v", p.Status, p.Body)
+	}
+	sc, _ := res["structuredContent"].(map[string]any)
+	isErr, _ := res["isError"].(bool)
+	return sc, isErr
+}
+
+// wantError fails unless m is the failed arm with an error of code at
+// field.
+func wantError(t *testing.T, what string, m map[string]any, code, field string) {
+	t.Helper()
+	if m["status"] != "failed" {
+		t.Fatalf("%s: status = %v, want failed: %v", what, m["status"], m)
+	}
+	errs, _ := m["errors"].([]any)
+	for _, e := range errs {
+		if e := e.(map[string]any); e["code"] == code && e["field"] == field {
+			return
+		}
+	}
+	t.Errorf("%s: errors = %v, want %s at %s", what, errs, code, field)
+}
+
+// TestBuyerTextRefused: text a buyer sends that is not text (invalid
+// UTF-8, which encoding/json would silently read as U+FFFD; a lone
+// surrogate; a control character) or a null in an array is refused with
+// the error arm naming the field, on every task, over the real MCP
+// transport and on both stores. It used to be served: a brief with
+// invalid UTF-8 was answered "completed", brand.industries:[null] was
+// read as an empty industry.
+func TestBuyerTextRefused(t *testing.T) {
+	onBothStores(t, func(t *testing.T, env *testenv.Env) {
+		url := env.BaseURL + "/mcp"
+		for _, test := range []struct {
+			name, tool, args, code, field string
+		}{
+			{"invalid UTF-8 in a brief", "get_products", "{\"buying_mode\":\"brief\",\"brief\":\"caf\xe9 culture\"}", "VALIDATION_ERROR", "brief"},
+			{"a lone surrogate in a brief", "get_products", `{"buying_mode":"brief","brief":"a \ud800 b"}`, "VALIDATION_ERROR", "brief"},
+			{"a NUL in a brief", "get_products", `{"buying_mode":"brief","brief":"a\u0000b"}`, "VALIDATION_ERROR", "brief"},
+			{"an escape sequence in a brief", "get_products", `{"buying_mode":"brief","brief":"\u001b[31mred"}`, "VALIDATION_ERROR", "brief"},
+			{"invalid UTF-8 in a brand industry", "get_products", "{\"buying_mode\":\"brief\",\"brief\":\"x\",\"brand\":{\"domain\":\"acme.example\",\"industries\":[\"re\xfftail\"]}}", "VALIDATION_ERROR", "brand.industries[0]"},
+			{"a null brand industry", "get_products", `{"buying_mode":"brief","brief":"x","brand":{"domain":"acme.example","industries":[null]}}`, "INVALID_REQUEST", "brand.industries[0]"},
+			{"a null channel", "get_products", `{"buying_mode":"brief","brief":"x","filters":{"channels":[null]}}`, "INVALID_REQUEST", "filters.channels[0]"},
+			{"invalid UTF-8 in an account id", "get_products", "{\"buying_mode\":\"brief\",\"brief\":\"x\",\"account\":{\"account_id\":\"acct\xff\"}}", "VALIDATION_ERROR", "account.account_id"},
+			{"invalid UTF-8 in the context", "get_products", "{\"buying_mode\":\"brief\",\"brief\":\"x\",\"context\":{\"trace\":\"\xff\"}}", "VALIDATION_ERROR", "context.trace"},
+			{"invalid UTF-8 in a po number", "create_media_buy", "{\"idempotency_key\":\"text-create-0000000001\",\"po_number\":\"PO\xff\",\"account\":{\"account_id\":\"acct_x\"},\"brand\":{\"domain\":\"acme.example\"}}", "VALIDATION_ERROR", "po_number"},
+			{"invalid UTF-8 in a package name", "create_media_buy", "{\"idempotency_key\":\"text-create-0000000002\",\"account\":{\"account_id\":\"acct_x\"},\"brand\":{\"domain\":\"acme.example\"},\"packages\":[{\"product_id\":\"p\",\"name\":\"pk\xff\"}]}", "VALIDATION_ERROR", "packages[0].name"},
+			{"a null package", "create_media_buy", `{"idempotency_key":"text-create-0000000003","account":{"account_id":"acct_x"},"brand":{"domain":"acme.example"},"packages":[null]}`, "INVALID_REQUEST", "packages[0]"},
+			{"invalid UTF-8 in a media buy id", "get_media_buys", "{\"media_buy_ids\":[\"mb\xff\"]}", "VALIDATION_ERROR", "media_buy_ids[0]"},
+			{"invalid UTF-8 in a billing", "sync_accounts", "{\"idempotency_key\":\"text-sync-00000000001\",\"accounts\":[{\"brand\":{\"domain\":\"acme.example\"},\"operator\":\"pinnacle-agency.example\",\"billing\":\"oper\xffator\"}]}", "VALIDATION_ERROR", "accounts[0].billing"},
+			{"invalid UTF-8 in a task id", "get_task_status", "{\"task_id\":\"task\xff\"}", "VALIDATION_ERROR", "task_id"},
+			{"a NUL in a task filter", "list_tasks", `{"filters":{"statuses":["completed\u0000"]}}`, "VALIDATION_ERROR", "filters.statuses[0]"},
+		} {
+			t.Run(test.name, func(t *testing.T) {
+				p := kittest.ProbeMCP(t, url, env.BuyerToken, test.tool, test.args)
+				m, isErr := rpcResult(t, p)
+				if !isErr {
+					t.Errorf("isError = false for %s", test.name)
+				}
+				wantError(t, test.tool, m, test.code, test.field)
+				if _, ok := m["context"]; ok && test.field == "context.trace" {
+					t.Errorf("a context that is not valid Unicode was echoed: %v", m["context"])
+				}
+				raw, _ := json.Marshal(m)
+				if !utf8.Valid(raw) {
+					t.Errorf("the answer is not valid UTF-8: %q", raw)
+				}
+				if test.tool == "get_products" {
+					spectest.GetProducts(t, raw)
+				}
+			})
+		}
+		// The buyer's own objects keep their text as sent: a control
+		// character in the context or an ext is theirs to echo.
+		p := kittest.ProbeMCP(t, url, "", "get_products", `{"buying_mode":"brief","brief":"coffee\nvideo","context":{"note":"tab\there \u0007"},"ext":{"x":"\u0001"}}`)
+		if m, isErr := rpcResult(t, p); isErr || m["status"] != "completed" || m["context"].(map[string]any)["note"] != "tab\there \a" {
+			t.Errorf("a brief with line breaks and a context with control characters = %v, want completed with the context echoed", m)
+		}
+	})
+}
