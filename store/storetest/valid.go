@@ -237,7 +237,10 @@ func testUnkeepableKeys(t *testing.T, s store.Store) {
 				}
 				return 0, err
 			}},
-			{"Buys", func() (int, error) { bs, err := s.Buys(ctx, alpha.ID, store.BuyFilter{Account: key}); return len(bs), err }},
+			{"Buys", func() (int, error) {
+				bs, err := s.Buys(ctx, alpha.ID, store.BuyFilter{Account: key})
+				return len(bs), err
+			}},
 			{"Orders", func() (int, error) { os, err := s.Orders(ctx, alpha.ID, key); return len(os), err }},
 			{"Delivery", func() (int, error) { rs, err := s.Delivery(ctx, alpha.ID, []string{key}); return len(rs), err }},
 			{"AuditTrail", func() (int, error) {
