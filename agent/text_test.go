@@ -112,3 +112,34 @@ func TestBuyerTextRefused(t *testing.T) {
 		}
 	})
 }
+
+// TestTaskOfAnotherAccount: get_task_status and list_tasks naming an
+// account the caller may not use answer as for a task that does not
+// exist: REFERENCE_NOT_FOUND, and an empty list. On PostgreSQL they used
+// to send the store a "\x00unknown" account it refused, answered as a
+// transient SERVICE_UNAVAILABLE.
+func TestTaskOfAnotherAccount(t *testing.T) {
+	onBothStores(t, func(t *testing.T, env *testenv.Env) {
+		url := env.BaseURL + "/mcp"
+		status := func(args string) map[string]any {
+			m, _ := rpcResult(t, kittest.ProbeMCP(t, url, env.BuyerToken, "get_task_status", args))
+			return m
+		}
+		missing := status(`{"task_id":"task_nope"}`)
+		wantError(t, "get_task_status(no such task)", missing, "REFERENCE_NOT_FOUND", "task_id")
+		for _, account := range []string{
+			`{"account_id":"acct_of_someone_else"}`,
+			`{"brand":{"domain":"otherbrand.example"},"operator":"other-operator.example"}`,
+		} {
+			got := status(`{"task_id":"task_nope","account":` + account + `}`)
+			wantError(t, "get_task_status(account "+account+")", got, "REFERENCE_NOT_FOUND", "task_id")
+			if a, b := kittest.JSONOf(t, got), kittest.JSONOf(t, missing); a != b {
+				t.Errorf("another account's task = %s\nwant the answer for a task that does not exist: %s", a, b)
+			}
+			m, isErr := rpcResult(t, kittest.ProbeMCP(t, url, env.BuyerToken, "list_tasks", `{"account":`+account+`}`))
+			if isErr || m["status"] != "completed" || len(m["tasks"].([]any)) != 0 {
+				t.Errorf("list_tasks(account %s) = %v, want completed with no tasks", account, m)
+			}
+		}
+	})
+}
