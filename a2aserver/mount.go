@@ -116,6 +116,7 @@ func (s *Server) serveRPC(c echo.Context) error {
 	}
 	w := &challengeWriter{Response: c.Response()}
 	x := &exchange{publisher: id, legacy: strings.Contains(probe.Method, "/"), header: w.Header(), realm: realm, challenge: w}
+	x.input = rawInput(body, x.legacy)
 	ctx = context.WithValue(ctx, exchangeKey{}, x)
 	ctx = a2alog.AttachLogger(ctx, s.cfg.Log)
 	r = r.WithContext(ctx)

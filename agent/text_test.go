@@ -58,8 +58,8 @@ func wantError(t *testing.T, what string, m map[string]any, code, field string) 
 // TestBuyerTextRefused: text a buyer sends that is not text (invalid
 // UTF-8, which encoding/json would silently read as U+FFFD; a lone
 // surrogate; a control character) or a null in an array is refused with
-// the error arm naming the field, on every task, over the real MCP
-// transport and on both stores. It used to be served: a brief with
+// the error arm naming the field, on every task, over the real MCP and
+// A2A transports and on both stores. It used to be served: a brief with
 // invalid UTF-8 was answered "completed", brand.industries:[null] was
 // read as an empty industry.
 func TestBuyerTextRefused(t *testing.T) {
@@ -102,6 +102,11 @@ func TestBuyerTextRefused(t *testing.T) {
 				if test.tool == "get_products" {
 					spectest.GetProducts(t, raw)
 				}
+				// Over A2A too: a2a-go decodes the data part into Go values
+				// (invalid UTF-8 becomes U+FFFD), so the tools read the
+				// buyer's bytes.
+				_, data := a2aTask(t, env, test.tool, test.args)
+				wantError(t, test.tool+" over A2A", kittest.Decode(t, data), test.code, test.field)
 			})
 		}
 		// The buyer's own objects keep their text as sent: a control
