@@ -148,3 +148,21 @@ func TestTaskOfAnotherAccount(t *testing.T) {
 		}
 	})
 }
+
+// TestTestKitKeyIsAnIdentifier: in sandbox mode a demo- key is the
+// principal's id, kept with each decision; one that is not an identifier
+// (here with a byte that is not UTF-8, which PostgreSQL cannot keep) is an
+// unknown token, refused before any call runs.
+func TestTestKitKeyIsAnIdentifier(t *testing.T) {
+	env := testenv.Start(t, "--sandbox")
+	url := env.BaseURL + "/mcp"
+	args := `{"buying_mode":"brief","brief":"coffee video"}`
+	if p := kittest.ProbeMCP(t, url, kittest.Kit, "get_products", args); p.Status != 200 {
+		t.Fatalf("the kit key = %d %v, want it accepted", p.Status, p.Body)
+	}
+	for _, key := range []string{"demo-acme\xff-v1", "demo-acme outdoor", "demo-<script>"} {
+		if p := kittest.ProbeMCP(t, url, key, "get_products", args); p.Status != 401 {
+			t.Errorf("key %q = %d %v, want 401", key, p.Status, p.Body)
+		}
+	}
+}
