@@ -165,4 +165,11 @@ func TestTestKitKeyIsAnIdentifier(t *testing.T) {
 			t.Errorf("key %q = %d %v, want 401", key, p.Status, p.Body)
 		}
 	}
+	// What a compliance scenario seeds is stored and served: its text is
+	// checked as a task's.
+	p := kittest.ProbeMCP(t, url, kittest.Kit, "comply_test_controller",
+		"{\"adcp_version\":\"3.2-rc.7\",\"scenario\":\"force_get_products_arm\",\"params\":{\"arm\":\"rejected\",\"reason\":\"caf\xe9\"},\"account\":"+acmeAccount+"}")
+	if m, _ := rpcResult(t, p); m["success"] != false || m["error"] != "INVALID_PARAMS" {
+		t.Errorf("a scenario with invalid UTF-8 = %v, want INVALID_PARAMS", m)
+	}
 }
