@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/storefront/storefront/bulk"
-	"github.com/storefront/storefront/products"
 )
 
 // TestBadTextRefused: whatever text an admin write or query carries, both
@@ -107,7 +106,7 @@ func TestBadTextRefused(t *testing.T) {
 		for _, file := range []struct{ name, contentType, body, pointer string }{
 			{"jsonl", "application/x-ndjson", jsonl(fresh(0), bad), "/description"},
 			{"jsonl with invalid UTF-8", "application/x-ndjson", jsonl(fresh(0)) + strings.Replace(jsonl(fresh(3)), "Imported", "Imp\xffrted", 1), "/name"},
-			{"csv", "text/csv", csvFile(t, fresh(0), csvBad), "/name"},
+			{"csv", "text/csv", csvOf(t, [][]string{bulk.Columns(), bulk.ProductRow(fresh(0)), bulk.ProductRow(csvBad)}), "/name"},
 		} {
 			r := c.upload(pub+"/catalogue/import", file.contentType, file.body, "If-Match", v)
 			p := wantProblem(t, r, http.StatusUnprocessableEntity, "")
@@ -121,19 +120,11 @@ func TestBadTextRefused(t *testing.T) {
 	})
 }
 
-// csvFile is products as a CSV import, header first.
-func csvFile(t *testing.T, ps ...products.Product) string {
+func csvOf(t *testing.T, records [][]string) string {
 	t.Helper()
 	var b strings.Builder
-	w := csv.NewWriter(&b)
-	if err := w.Write(bulk.Columns()); err != nil {
+	if err := csv.NewWriter(&b).WriteAll(records); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range ps {
-		if err := w.Write(bulk.ProductRow(p)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w.Flush()
 	return b.String()
 }
