@@ -149,27 +149,27 @@ func Hostname(s string) error {
 		return err
 	}
 	if len(s) > MaxHostname {
-		return fmt.Errorf("is longer than %d characters", MaxHostname)
+		return fmt.Errorf("must be a domain name of at most %d characters", MaxHostname)
 	}
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			if ascii, err := idna.Lookup.ToASCII(s); err == nil && ascii != s && Hostname(ascii) == nil {
-				return fmt.Errorf("must be written in ASCII: send %s", ascii)
+				return fmt.Errorf("must be a domain name written in ASCII: send %s", ascii)
 			}
-			return errors.New("must be a hostname: letters a-z, digits, hyphens and dots")
+			return errors.New("must be a domain name: letters a-z, digits, hyphens and dots")
 		}
 	}
 	if strings.ToLower(s) != s {
-		return errors.New("must be lower-case")
+		return errors.New("must be a lower-case domain name")
 	}
 	labels := strings.Split(s, ".")
 	for i, l := range labels {
 		if err := label(l); err != nil {
-			return fmt.Errorf("must be a hostname: label %d %v", i+1, err)
+			return fmt.Errorf("must be a domain name: label %d %v", i+1, err)
 		}
 	}
 	if allDigits(labels[len(labels)-1]) {
-		return errors.New("must be a hostname, not an IP address")
+		return errors.New("must be a domain name, not an IP address")
 	}
 	return nil
 }
