@@ -1,6 +1,7 @@
 package field_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -237,8 +238,10 @@ func FuzzScan(f *testing.F) {
 			return
 		}
 		var v any
-		if err := json.Unmarshal(doc, &v); err != nil {
-			t.Fatalf("json.Valid but Unmarshal: %v", err)
+		dec := json.NewDecoder(bytes.NewReader(doc))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			t.Fatalf("json.Valid but Decode: %v", err)
 		}
 		var check func(v any, inArray bool)
 		check = func(v any, inArray bool) {
@@ -264,4 +267,15 @@ func FuzzScan(f *testing.F) {
 		}
 		check(v, false)
 	})
+}
+
+func TestScanDeep(t *testing.T) {
+	deep := strings.Repeat("[", 20000) + "\"\xff\"" + strings.Repeat("]", 20000)
+	if got := field.Scan([]byte(deep), nil); len(got) != 0 {
+		t.Errorf("Scan past the depth encoding/json accepts = %d faults, want it to stop", len(got))
+	}
+	ok := strings.Repeat("[", 100) + "\"\xff\"" + strings.Repeat("]", 100)
+	if got := field.Scan([]byte(ok), nil); len(got) != 1 || len(got[0].Path) != 100 {
+		t.Errorf("Scan at depth 100 = %v, want one fault 100 deep", got)
+	}
 }

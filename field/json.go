@@ -89,38 +89,60 @@ func Scan(doc []byte, opaque func(Path) bool) []Fault {
 }
 
 // plain reports documents that cannot hold a fault, the common case: valid
-// UTF-8 with no escape, no DEL or C1 control character, and no null.
+// UTF-8 with no escape, no DEL or C1 control character, and no null. It
+// leans on the vectorised byte searches, so a clean request costs little.
 func plain(doc []byte) bool {
-	for i := 0; i < len(doc); i++ {
-		switch c := doc[i]; {
-		case c == '\\', c == 0x7f:
-			return false
-		case c == 0xc2 && i+1 < len(doc) && doc[i+1] >= 0x80 && doc[i+1] <= 0x9f:
+	if bytes.IndexByte(doc, '\\') >= 0 || bytes.IndexByte(doc, 0x7f) >= 0 || bytes.Contains(doc, []byte("null")) {
+		return false
+	}
+	// C1 controls, U+0080 to U+009F, are 0xC2 0x80-0x9F in UTF-8.
+	for rest := doc; ; {
+		i := bytes.IndexByte(rest, 0xc2)
+		if i < 0 {
+			break
+		}
+		if i+1 < len(rest) && rest[i+1] >= 0x80 && rest[i+1] <= 0x9f {
 			return false
 		}
+		rest = rest[i+1:]
 	}
-	return utf8.Valid(doc) && !bytes.Contains(doc, []byte("null"))
+	return utf8.Valid(doc)
 }
 
+// maxDepth is how deep Scan follows nesting; encoding/json refuses
+// documents nested deeper than 10000 anyway.
+const maxDepth = 10000
+
+// frame is one open container: an object with the raw literal of its
+// current member name, or an array with its current index.
 type frame struct {
-	object  bool
-	key     string
-	index   int
-	wantKey bool
+	object bool
+	key    []byte
+	index  int
 }
 
+// scanner walks a JSON document's bytes once. It decodes nothing but the
+// strings it has to look at, and makes a Path only for a fault or to ask
+// opaque, so a clean document costs no allocation.
 type scanner struct {
 	doc    []byte
+	i      int
 	opaque func(Path) bool
 	stack  []frame
 	faults []Fault
+	// bad stops the walk: a syntax error, the decoder's to report.
+	bad bool
 }
 
 func (s *scanner) path() Path {
 	p := make(Path, len(s.stack))
 	for i, f := range s.stack {
 		if f.object {
-			p[i] = f.key
+			var name string
+			if json.Unmarshal(append(append([]byte{'"'}, f.key...), '"'), &name) != nil {
+				name = string(f.key)
+			}
+			p[i] = name
 		} else {
 			p[i] = f.index
 		}
@@ -134,71 +156,150 @@ func (s *scanner) fault(p Path, err error) {
 	}
 }
 
-// done moves the innermost container past the value just read.
-func (s *scanner) done() {
-	if n := len(s.stack); n > 0 {
-		if s.stack[n-1].object {
-			s.stack[n-1].wantKey = true
-		} else {
-			s.stack[n-1].index++
-		}
-	}
-}
-
-func (s *scanner) run() {
-	dec := json.NewDecoder(bytes.NewReader(s.doc))
-	dec.UseNumber()
-	var prev int64
-	for len(s.faults) < MaxFaults {
-		tok, err := dec.Token()
-		if err != nil {
-			return
-		}
-		end := dec.InputOffset()
-		raw := s.doc[prev:end]
-		prev = end
-		top := len(s.stack) - 1
-		if top >= 0 && s.stack[top].object && s.stack[top].wantKey {
-			if key, ok := tok.(string); ok {
-				s.stack[top].key, s.stack[top].wantKey = key, false
-				s.literal(raw)
-				continue
-			}
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{':
-				s.stack = append(s.stack, frame{object: true, wantKey: true})
-			case '[':
-				s.stack = append(s.stack, frame{})
-			default:
-				s.stack = s.stack[:top]
-				s.done()
-			}
-			continue
-		case string:
-			s.literal(raw)
-		case nil:
-			if top >= 0 && !s.stack[top].object && !s.isOpaque(s.path()) {
-				s.fault(s.path(), ErrNull)
-			}
-		}
-		s.done()
-	}
-}
-
 func (s *scanner) isOpaque(p Path) bool { return s.opaque != nil && s.opaque(p) }
 
-// literal checks the string literal at the end of raw (raw may start with
-// the separators before it).
-func (s *scanner) literal(raw []byte) {
-	q := bytes.IndexByte(raw, '"')
-	if q < 0 || len(raw)-q < 2 {
+func (s *scanner) run() {
+	s.value()
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.doc) {
+		switch s.doc[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek is the next byte after white space, or 0 at the end.
+func (s *scanner) peek() byte {
+	s.ws()
+	if s.i >= len(s.doc) {
+		return 0
+	}
+	return s.doc[s.i]
+}
+
+func (s *scanner) value() {
+	if s.bad || len(s.faults) >= MaxFaults {
+		s.bad = true
 		return
 	}
-	lit := raw[q+1 : len(raw)-1]
-	if plain(lit) {
+	switch c := s.peek(); {
+	case c == '{':
+		s.container(true)
+	case c == '[':
+		s.container(false)
+	case c == '"':
+		if lit, ok := s.str(); ok {
+			s.literal(lit)
+		}
+	case c == 'n':
+		if !s.word("null") {
+			return
+		}
+		if n := len(s.stack); n > 0 && !s.stack[n-1].object {
+			if p := s.path(); !s.isOpaque(p) {
+				s.fault(p, ErrNull)
+			}
+		}
+	case c == 't':
+		s.word("true")
+	case c == 'f':
+		s.word("false")
+	case c == '-' || c >= '0' && c <= '9':
+		for s.i < len(s.doc) && strings.IndexByte("+-.0123456789eE", s.doc[s.i]) >= 0 {
+			s.i++
+		}
+	default:
+		s.bad = true
+	}
+}
+
+func (s *scanner) word(w string) bool {
+	if !bytes.HasPrefix(s.doc[s.i:], []byte(w)) {
+		s.bad = true
+		return false
+	}
+	s.i += len(w)
+	return true
+}
+
+// container walks an object's members or an array's elements.
+func (s *scanner) container(object bool) {
+	if len(s.stack) >= maxDepth {
+		s.bad = true
+		return
+	}
+	close := byte(']')
+	if object {
+		close = '}'
+	}
+	s.i++
+	s.stack = append(s.stack, frame{object: object})
+	defer func() { s.stack = s.stack[:len(s.stack)-1] }()
+	if s.peek() == close {
+		s.i++
+		return
+	}
+	for !s.bad {
+		top := &s.stack[len(s.stack)-1]
+		if object {
+			if s.peek() != '"' {
+				s.bad = true
+				return
+			}
+			key, ok := s.str()
+			if !ok {
+				return
+			}
+			top.key = key
+			s.literal(key)
+			if s.peek() != ':' {
+				s.bad = true
+				return
+			}
+			s.i++
+		}
+		s.value()
+		if s.bad {
+			return
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+			s.stack[len(s.stack)-1].index++
+		case close:
+			s.i++
+			return
+		default:
+			s.bad = true
+		}
+	}
+}
+
+// str reads a string literal and returns its body (between the quotes).
+func (s *scanner) str() ([]byte, bool) {
+	start := s.i + 1
+	for j := start; j < len(s.doc); j++ {
+		switch s.doc[j] {
+		case '\\':
+			j++
+		case '"':
+			s.i = j + 1
+			return s.doc[start:j], true
+		}
+	}
+	s.bad = true
+	return nil, false
+}
+
+// literal checks a string literal's body. Only a literal that fails the
+// strict check needs its path, to ask whether it is opaque.
+func (s *scanner) literal(lit []byte) {
+	if plain(lit) || checkLiteral(lit, true) == nil {
 		return
 	}
 	p := s.path()
