@@ -44,6 +44,8 @@ type exchange struct {
 	realm string
 	// challenge turns the response into a 401 with a challenge.
 	challenge *challengeWriter
+	// input is the invocation's input as the buyer sent it (rawInput).
+	input json.RawMessage
 }
 
 type exchangeKey struct{}
@@ -118,6 +120,11 @@ func (h *handler) send(ctx context.Context, req *a2a.SendMessageRequest, inv *in
 	var err error
 	if *inv, err = parseInvocation(req.Message, x.legacy); err != nil {
 		return nil, err
+	}
+	if x.input != nil {
+		// The buyer's bytes, not a2a-go's decoding of them: decoded,
+		// invalid UTF-8 reads as U+FFFD and could not be refused.
+		inv.args = x.input
 	}
 	auth := first(callCtx.ServiceParams(), "Authorization")
 	if ctx, err = h.agent.Admit(ctx, x.publisher, auth, inv.skill, inv.args); err != nil {
@@ -218,6 +225,43 @@ func parseInvocation(m *a2a.Message, legacy bool) (invocation, error) {
 	}
 	inv.args = b
 	return inv, nil
+}
+
+// rawInput is the input of the one data part of a message-send body, as
+// the buyer's bytes; nil unless the body holds exactly one data part and
+// it has an input (parameters for A2A 0.3, as parseInvocation reads it).
+func rawInput(body []byte, legacy bool) json.RawMessage {
+	var m struct {
+		Params struct {
+			Message struct {
+				Parts []map[string]json.RawMessage `json:"parts"`
+			} `json:"message"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &m) != nil {
+		return nil
+	}
+	var input json.RawMessage
+	parts := 0
+	for _, p := range m.Params.Message.Parts {
+		raw, ok := p["data"]
+		if !ok {
+			continue
+		}
+		parts++
+		var d map[string]json.RawMessage
+		if json.Unmarshal(raw, &d) != nil {
+			return nil
+		}
+		input = d["input"]
+		if params, ok := d["parameters"]; ok && legacy {
+			input = params
+		}
+	}
+	if t := bytes.TrimSpace(input); parts != 1 || len(t) == 0 || t[0] != '{' {
+		return nil
+	}
+	return input
 }
 
 // task encodes a reply as a terminal task.

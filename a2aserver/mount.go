@@ -137,6 +137,7 @@ func (s *Server) route(c echo.Context, body []byte, rpcID json.RawMessage, metho
 	}
 	w := &challengeWriter{Response: c.Response()}
 	x := &exchange{publisher: id, legacy: strings.Contains(method, "/"), header: w.Header(), realm: realm, challenge: w}
+	x.input = rawInput(body, x.legacy)
 	ctx = context.WithValue(ctx, exchangeKey{}, x)
 	ctx = a2alog.AttachLogger(ctx, s.cfg.Log)
 	r = r.WithContext(ctx)

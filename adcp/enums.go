@@ -3,6 +3,8 @@ package adcp
 import (
 	"regexp"
 	"slices"
+
+	"github.com/storefront/storefront/field"
 )
 
 // Channels is the AdCP channels enumeration (enums/channels.json).
@@ -58,7 +60,6 @@ func IsDeliveryType(s string) bool { return slices.Contains(DeliveryTypes, s) }
 var (
 	currencyRE = regexp.MustCompile(`^[A-Z]{3}$`)
 	countryRE  = regexp.MustCompile(`^[A-Z]{2}$`)
-	domainRE   = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$`)
 )
 
 // IsCurrency reports whether s has the ISO 4217 shape AdCP requires.
@@ -67,5 +68,6 @@ func IsCurrency(s string) bool { return currencyRE.MatchString(s) }
 // IsCountry reports whether s has the ISO 3166-1 alpha-2 shape AdCP requires.
 func IsCountry(s string) bool { return countryRE.MatchString(s) }
 
-// IsDomain reports whether s is a lower-case domain name as AdCP writes them.
-func IsDomain(s string) bool { return len(s) <= 253 && domainRE.MatchString(s) }
+// IsDomain reports whether s is a lower-case domain name as AdCP writes
+// them: a hostname, as field.Hostname checks one.
+func IsDomain(s string) bool { return field.Hostname(s) == nil }

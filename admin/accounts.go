@@ -7,9 +7,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/decline"
+	"github.com/storefront/storefront/field"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/store"
 )
@@ -46,12 +46,10 @@ func (h *Handler) putAccount(c echo.Context) error {
 		return invalid(err, "")
 	}
 	var v problem.Invalid
-	if !adcp.IsDomain(s.Operator) {
-		v.Add("/operator", "operator must be a lower-case domain name")
-	}
-	if !adcp.IsDomain(s.BrandDomain) {
-		v.Add("/brand_domain", "brand_domain must be a lower-case domain name")
-	}
+	v.Check("/account_id", field.Identifier(c.Param("id")))
+	v.Check("/operator", field.Hostname(s.Operator))
+	v.Check("/brand_domain", field.Hostname(s.BrandDomain))
+	v.Check("/brand_id", field.Label.Check(s.BrandID))
 	if err := v.Err(); err != nil {
 		return invalid(err, "")
 	}

@@ -80,8 +80,8 @@ type adminKey struct{}
 func (h *Handler) Mount(e *echo.Echo) {
 	// An import streams a file far larger than any other body, so it is
 	// outside the group's body limit and has its own (MaxImport).
-	e.POST(importRoute, h.importCatalogue, h.problems, h.limitBody(h.maxImport()), sameOrigin(), h.authenticate, h.scope)
-	g := e.Group("/admin/v1", h.problems, h.limitBody(h.maxBody()), sameOrigin(), h.authenticate)
+	e.POST(importRoute, h.importCatalogue, h.problems, h.limitBody(h.maxImport()), sameOrigin(), h.authenticate, h.params, h.scope)
+	g := e.Group("/admin/v1", h.problems, h.limitBody(h.maxBody()), sameOrigin(), h.authenticate, h.params)
 	g.GET("/whoami", h.whoami)
 	p := g.Group("/publishers/:publisher", h.scope)
 	p.GET("", h.getPublisher)

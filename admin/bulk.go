@@ -101,9 +101,9 @@ func (h *Handler) importCatalogue(c echo.Context) error {
 		return badQuery("/mode", "mode must be merge or replace")
 	}
 	skip, _ := strconv.ParseBool(q.Get("skip_bad_lines"))
-	note := c.Request().Header.Get("X-Change-Note")
-	if len([]rune(note)) > 500 {
-		return badQuery("", "the change note is longer than 500 characters")
+	note, err := changeNote(c)
+	if err != nil {
+		return err
 	}
 
 	// The server gives an import its bulk deadline (see Bulk): a large

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/storefront/storefront/audit"
+	"github.com/storefront/storefront/field"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
@@ -40,12 +41,8 @@ func (h *Handler) putPublisher(c echo.Context) error {
 		return invalid(err, "")
 	}
 	var v problem.Invalid
-	if s.Name == "" || len([]rune(s.Name)) > 200 {
-		v.Add("/name", "name is required and at most 200 characters")
-	}
-	if s.Domain == "" {
-		v.Add("/domain", "domain is required")
-	}
+	v.Check("/name", field.Name.Check(s.Name))
+	v.Check("/domain", field.Hostname(s.Domain))
 	if err := v.Err(); err != nil {
 		return invalid(err, "")
 	}

@@ -92,9 +92,8 @@ func (h *Handler) saveProducts(c echo.Context, e store.CatalogueEdit) (store.Cat
 		return store.CatalogueVersion{}, err
 	}
 	e.Author = admin(c).Name
-	e.Note = c.Request().Header.Get("X-Change-Note")
-	if len([]rune(e.Note)) > 500 {
-		return store.CatalogueVersion{}, invalid(problem.Invalid{{Pointer: "", Detail: "the change note is longer than 500 characters"}}, "")
+	if e.Note, err = changeNote(c); err != nil {
+		return store.CatalogueVersion{}, err
 	}
 	v, err := cats.EditCatalogue(c.Request().Context(), pub(c), e)
 	if err != nil {

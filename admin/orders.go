@@ -16,6 +16,7 @@ import (
 	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/buying"
 	"github.com/storefront/storefront/decline"
+	"github.com/storefront/storefront/field"
 	"github.com/storefront/storefront/mediabuy"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/store"
@@ -129,6 +130,10 @@ func (h *Handler) declineOrder(c echo.Context) error {
 	}
 	if err := problem.Decode(raw, &req); err != nil {
 		return invalid(err, "")
+	}
+	var v problem.Invalid
+	if v.Check("/reason", field.Prose.Check(req.Reason)); len(v) > 0 {
+		return invalid(v, "")
 	}
 	composed, err := svc.Decline(c.Request().Context(), pub(c), c.Param("id"), admin(c).Name, decline.Slug(req.Slug), req.Reason, h.Notify)
 	var re *buying.ReasonError

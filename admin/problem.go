@@ -84,8 +84,11 @@ func (h *Handler) errorHandler(err error, c echo.Context) {
 	}
 	var pe *ProblemError
 	var he *echo.HTTPError
+	refused, isRefused := storeInvalid(err)
 	switch {
 	case errors.As(err, &pe):
+	case isRefused:
+		pe = refused
 	case errors.Is(err, store.ErrNotFound):
 		pe = notFound().(*ProblemError)
 	case errors.Is(err, errPanicked):

@@ -73,16 +73,16 @@ func (h *Handler) putRulebook(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	note := c.Request().Header.Get("X-Change-Note")
+	note, err := changeNote(c)
+	if err != nil {
+		return err
+	}
 	return h.save(c, rb, match, note, audit.RulebookSave)
 }
 
 // save stores rb as a new version and records the action in the audit
 // trail.
 func (h *Handler) save(c echo.Context, rb merch.Rulebook, match int64, note string, action audit.Action) error {
-	if len([]rune(note)) > 500 {
-		return invalid(problem.Invalid{{Pointer: "", Detail: "the change note is longer than 500 characters"}}, "")
-	}
 	rv, err := h.Store.SaveRulebook(c.Request().Context(), pub(c), rb, match, admin(c).Name, note)
 	if errors.Is(err, store.ErrConflict) {
 		vs, verr := h.Store.Versions(c.Request().Context(), pub(c))

@@ -2,16 +2,15 @@ package admin
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/audit"
+	"github.com/storefront/storefront/field"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/store"
 )
@@ -74,30 +73,24 @@ func duration(v *problem.Invalid, pointer, s string, allowZero bool, limit time.
 	return d
 }
 
-// CheckTokenName reports a token name that is empty, too long or holds
-// control characters.
+// CheckTokenName reports a token name that is not a field.TokenName: 1
+// to 100 characters of one line, no control characters.
 func CheckTokenName(name string) error {
-	if name == "" || len([]rune(name)) > 100 || strings.IndexFunc(name, unicode.IsControl) >= 0 {
-		return errors.New("name is required: 1 to 100 characters, no control characters")
+	if err := field.TokenName.Check(name); err != nil {
+		return fmt.Errorf("name %w", err)
 	}
 	return nil
 }
 
 // checkBuyer validates a buyer token's principal.
 func checkBuyer(v *problem.Invalid, prefix string, b BuyerTokenRequest) {
-	if b.ID == "" || len(b.ID) > 128 {
-		v.Add(prefix+"/id", "id is required (at most 128 characters)")
-	}
-	if !adcp.IsDomain(b.Operator) {
-		v.Add(prefix+"/operator", "operator must be a lower-case domain name")
-	}
+	v.Check(prefix+"/id", field.Identifier(b.ID))
+	v.Check(prefix+"/operator", field.Hostname(b.Operator))
 	if len(b.Accounts) > 100 {
 		v.Add(prefix+"/accounts", "at most 100 accounts")
 	}
 	for i, a := range b.Accounts {
-		if a == "" || len(a) > 128 {
-			v.Add(prefix+"/accounts/"+strconv.Itoa(i), "an account id is 1 to 128 characters")
-		}
+		v.Check(problem.Join(prefix, "accounts", i), field.Identifier(a))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/field"
 	"github.com/storefront/storefront/buying"
 	"github.com/storefront/storefront/compliance"
 	"github.com/storefront/storefront/internal/clock"
@@ -184,9 +185,12 @@ func (a *Agent) Authenticate(ctx context.Context, publisher, header string) (pro
 		return products.Principal{}, errAuthScheme
 	}
 	token = strings.TrimSpace(token)
-	if a.Sandbox && strings.HasPrefix(token, "demo-") && len(token) <= 128 {
+	if a.Sandbox && strings.HasPrefix(token, "demo-") && field.Identifier(token) == nil {
 		// Compliance test-kit keys: demo-<kit>-... is a sandbox caller,
 		// except a kit's -live- key, which stands for a live account.
+		// The key is the principal's id, kept with every decision, so it
+		// must be an identifier (field.Identifier); any other demo- key
+		// is an unknown token.
 		return products.Principal{ID: token, Sandbox: !strings.Contains(token, "-live-")}, nil
 	}
 	// Read from the store on every call, never cached: a revoked or
@@ -270,7 +274,9 @@ func envelopeOf(args []byte) (pin string, major int, ctxRaw json.RawMessage, ok 
 	if raw, has := top["adcp_major_version"]; has {
 		_ = json.Unmarshal(raw, &major)
 	}
-	if raw, has := top["context"]; has && len(raw) > 0 && raw[0] == '{' {
+	// A context that is not valid Unicode is refused with its request
+	// and never echoed.
+	if raw, has := top["context"]; has && len(raw) > 0 && raw[0] == '{' && products.Echoable(raw) {
 		ctxRaw = raw
 	}
 	return pin, major, ctxRaw, true

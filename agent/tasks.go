@@ -79,30 +79,53 @@ type taskRequest struct {
 }
 
 // owner resolves the task owner of a request: the named account (or none)
-// and the principal.
-func (a *Agent) owner(ctx context.Context, publisher string, p products.Principal, raw json.RawMessage) (store.TaskOwner, *outcome.Error) {
-	o := store.TaskOwner{Principal: p.ID}
+// and the principal. visible is false when the request names an account
+// the caller may not use (another principal's, or none at all): the
+// caller owns no task there, which is decided here, before any lookup,
+// and answered as for a task that does not exist.
+func (a *Agent) owner(ctx context.Context, publisher string, p products.Principal, raw json.RawMessage) (o store.TaskOwner, visible bool, failure *outcome.Error) {
+	o = store.TaskOwner{Principal: p.ID}
 	if len(raw) == 0 || string(raw) == "null" {
-		return o, nil
+		return o, true, nil
 	}
 	req, err := products.DecodeRequest([]byte(`{"account":` + string(raw) + `}`))
 	if err != nil || req.Account == nil {
 		e := outcome.Error{Code: adcp.InvalidRequest}
 		e.Message, _ = baseScreen.Line("account must be an account reference", sanitize.MaxMessage)
 		e.Field, _ = baseScreen.Line("account", 100)
-		return o, &e
+		return o, false, &e
 	}
 	acct, err := (store.Accounts{Store: a.Store}).Resolve(ctx, publisher, p, req.Account)
 	if errors.Is(err, products.ErrAccountNotFound) {
-		// Another principal's account: the caller owns no task there.
-		o.Account = "\x00unknown"
-		return o, nil
+		return o, false, nil
 	}
 	if err != nil {
-		return o, &outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable}
+		return o, false, &outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable}
 	}
 	o.Account = acct.Key
-	return o, nil
+	return o, true, nil
+}
+
+// taskNotFound is the answer for a task the caller cannot see, whether it
+// is another caller's or does not exist (REFERENCE_NOT_FOUND, as
+// get-task-status-request.json requires).
+func taskNotFound() outcome.Error {
+	msg, _ := baseScreen.Line("no such task for this account and these credentials", sanitize.MaxMessage)
+	field, _ := baseScreen.Line("task_id", 100)
+	return outcome.Error{Code: adcp.ReferenceNotFound, Message: msg, Field: field}
+}
+
+// textRefusal is the answer for a task request holding text no task reads
+// (products.TextProblems), or nil.
+func textRefusal(args []byte) *outcome.Error {
+	ps := products.TextProblems(args, true)
+	if len(ps) == 0 {
+		return nil
+	}
+	e := outcome.Error{Code: ps[0].Code}
+	e.Message, _ = baseScreen.Line(ps[0].Message, sanitize.MaxMessage)
+	e.Field, _ = baseScreen.Line(ps[0].Field, 200)
+	return &e
 }
 
 func (a *Agent) taskEnvelope(args []byte) (outcome.Envelope, bool) {
@@ -127,20 +150,24 @@ func (a *Agent) taskStatus(ctx context.Context, c Call, p products.Principal, au
 	if !ok || (len(c.Args) > 0 && json.Unmarshal(c.Args, &req) != nil) {
 		return failedReply(env, invalidField("the request is not a valid get_task_status request (task_id must be a string)", ""))
 	}
+	if e := textRefusal(c.Args); e != nil {
+		return failedReply(env, *e)
+	}
 	if req.TaskID == "" {
 		return failedReply(env, invalidField("task_id is required", "task_id"))
 	}
-	owner, e := a.owner(ctx, c.Publisher, p, req.Account)
+	owner, visible, e := a.owner(ctx, c.Publisher, p, req.Account)
 	if e != nil {
 		return failedReply(env, *e)
+	}
+	if !visible {
+		return failedReply(env, taskNotFound())
 	}
 	t, err := a.Store.Task(ctx, c.Publisher, owner, req.TaskID)
 	if errors.Is(err, store.ErrNotFound) {
 		// The same answer whether the task is another caller's or does
 		// not exist.
-		msg, _ := baseScreen.Line("no such task for this account and these credentials", sanitize.MaxMessage)
-		field, _ := baseScreen.Line("task_id", 100)
-		return failedReply(env, outcome.Error{Code: adcp.ReferenceNotFound, Message: msg, Field: field})
+		return failedReply(env, taskNotFound())
 	}
 	if err != nil {
 		return failedReply(env, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
@@ -188,7 +215,10 @@ func (a *Agent) listTasks(ctx context.Context, c Call, p products.Principal, aut
 	if !ok || (len(c.Args) > 0 && json.Unmarshal(c.Args, &req) != nil) {
 		return failedReply(env, invalidField("the request is not a valid list_tasks request (check filters and pagination types)", ""))
 	}
-	owner, e := a.owner(ctx, c.Publisher, p, req.Account)
+	if e := textRefusal(c.Args); e != nil {
+		return failedReply(env, *e)
+	}
+	owner, visible, e := a.owner(ctx, c.Publisher, p, req.Account)
 	if e != nil {
 		return failedReply(env, *e)
 	}
@@ -232,9 +262,15 @@ func (a *Agent) listTasks(ctx context.Context, c Call, p products.Principal, aut
 		f.Offset = off
 	}
 	f.Limit = size
-	tasks, total, err := a.Store.ListTasks(ctx, c.Publisher, owner, f)
-	if err != nil {
-		return failedReply(env, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
+	var tasks []store.Task
+	total := 0
+	if visible {
+		// An account the caller may not use holds none of its tasks: an
+		// empty list, as for an account without any.
+		var err error
+		if tasks, total, err = a.Store.ListTasks(ctx, c.Publisher, owner, f); err != nil {
+			return failedReply(env, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
+		}
 	}
 	items := make([]map[string]any, 0, len(tasks))
 	for _, t := range tasks {

@@ -147,10 +147,26 @@ type answer struct {
 	shape func(outcome.FailedWire) any
 }
 
+// begin starts a task's answer and says why the task cannot go on, if it
+// cannot. The version comes first; then every string of the raw arguments must be
+// text (products.TextProblems), for the tasks that decode with
+// encoding/json, which would read invalid UTF-8 as U+FFFD. A context that
+// is not valid Unicode is never echoed.
 func (s *Service) begin(c Call, task string, envelope mediabuy.Envelope) (*answer, *outcome.Error) {
-	a := &answer{s: s, c: c, task: task, env: outcome.Envelope{Version: adcp.Default, Context: envelope.Context}, kept: products.KeptRequest(c.Args)}
+	echo := envelope.Context
+	if !products.Echoable(echo) {
+		echo = nil
+	}
+	a := &answer{s: s, c: c, task: task, env: outcome.Envelope{Version: adcp.Default, Context: echo}, kept: products.KeptRequest(c.Args)}
 	a.rec = ledger.Record{Publisher: c.Publisher, Principal: c.Principal.ID, RequestDigest: ledger.Digest(a.kept), Task: task}
-	return a, a.negotiated(envelope)
+	if e := a.negotiated(envelope); e != nil {
+		return a, e
+	}
+	if ps := products.TextProblems(c.Args, true); len(ps) > 0 {
+		e := errorOf(baseScreen, ps[0].Code, ps[0].Field, ps[0].Message, nil)
+		return a, &e
+	}
+	return a, nil
 }
 
 // negotiated sets the version served, or says why none can be.

@@ -140,7 +140,7 @@ func decode(args []byte) (*Request, *failure) {
 	if err := json.Unmarshal(args, &top); err != nil || top == nil {
 		return r, fail(InvalidParams, "the request must be a JSON object")
 	}
-	if raw, ok := top["context"]; ok && len(bytes.TrimSpace(raw)) > 0 && bytes.TrimSpace(raw)[0] == '{' {
+	if raw, ok := top["context"]; ok && len(bytes.TrimSpace(raw)) > 0 && bytes.TrimSpace(raw)[0] == '{' && products.Echoable(raw) {
 		r.Context = raw
 	}
 	var pin string
@@ -151,6 +151,11 @@ func decode(args []byte) (*Request, *failure) {
 		r.Version = v
 	} else {
 		return r, fail(InvalidParams, "%v", err)
+	}
+	// Text from the raw bytes, as every task reads it: what a scenario
+	// seeds is stored and served.
+	if ps := products.TextProblems(args, true); len(ps) > 0 {
+		return r, fail(InvalidParams, "%s", ps[0].Message)
 	}
 	if err := json.Unmarshal(top["scenario"], &r.Scenario); err != nil || r.Scenario == "" {
 		return r, fail(InvalidParams, "scenario is required and must be a string")

@@ -63,6 +63,12 @@ func unmarshal(args []byte, v any, e *errs) bool {
 		e.invalid("", "the request must be a JSON object")
 		return false
 	}
+	// Text and nulls from the raw bytes: decoded, invalid UTF-8 reads as
+	// U+FFFD and a null array element as a zero value.
+	if problems := products.TextProblems(args, true); len(problems) > 0 {
+		e.list = append(e.list, problems...)
+		return false
+	}
 	err := json.Unmarshal(args, v)
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
@@ -400,7 +406,7 @@ func envelopeOnly(args []byte) Envelope {
 	}
 	_ = json.Unmarshal(top["adcp_version"], &env.AdcpVersion)
 	_ = json.Unmarshal(top["adcp_major_version"], &env.AdcpMajorVersion)
-	if isObject(top["context"]) {
+	if isObject(top["context"]) && products.Echoable(top["context"]) {
 		env.Context = top["context"]
 	}
 	return env

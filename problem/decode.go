@@ -9,12 +9,17 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/storefront/storefront/field"
 )
 
 // Decode reads a JSON document into v strictly: unknown fields, wrong types
 // and malformed values are all reported, each with the JSON pointer of the
-// offending value, before anything is written to v. A document with any
-// failure is refused whole.
+// offending value, before anything is written to v. Every string must be
+// text the storefront can keep (field.Scan: valid UTF-8, no control
+// character but line breaks and tabs), no array may hold null, and the
+// document itself may not be null. A document with any failure is refused
+// whole.
 func Decode(data []byte, v any) error {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
@@ -29,7 +34,15 @@ func Decode(data []byte, v any) error {
 	if dec.More() {
 		return Invalid{{Pointer: "", Detail: "the body holds more than one JSON document"}}
 	}
+	if generic == nil {
+		// json.Unmarshal would leave v as it is: a PUT of null would
+		// save the empty document.
+		return Invalid{{Pointer: "", Detail: "the body is null; send the whole document"}}
+	}
 	var bad Invalid
+	if bad.Faults("", field.Scan(data, nil)); len(bad) > 0 {
+		return bad
+	}
 	check(&bad, generic, reflect.TypeOf(v).Elem(), "")
 	if len(bad) > 0 {
 		return bad

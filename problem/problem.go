@@ -1,13 +1,15 @@
 // Package problem carries validation failures that point at the offending
 // field of a document (RFC 6901 JSON pointers), so the admin API can render
 // them as RFC 9457 problem details and the console can show each next to its
-// field. It imports nothing from the storefront.
+// field. Of the storefront it imports only field, whose text rules its
+// decoder applies to every string of a document.
 package problem
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/storefront/storefront/field"
 )
 
 // Field is one failure at one place in a document.
@@ -52,26 +54,41 @@ func (v Invalid) Err() error {
 	return v
 }
 
-// Pointer joins reference tokens into a JSON pointer, escaping "~" and "/".
-func Pointer(tokens ...any) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		var s string
-		switch x := t.(type) {
-		case int:
-			s = strconv.Itoa(x)
-		case string:
-			s = x
-		default:
-			s = fmt.Sprint(x)
-		}
-		s = strings.ReplaceAll(s, "~", "~0")
-		s = strings.ReplaceAll(s, "/", "~1")
-		b.WriteString(s)
+// Check records err, a predicate from package field ("is required",
+// "must not contain NUL ..."), as a failure at pointer, after the name of
+// the field the pointer ends in. It reports whether err was nil.
+func (v *Invalid) Check(pointer string, err error) bool {
+	if err == nil {
+		return true
 	}
-	return b.String()
+	v.Add(pointer, "%s %v", fieldName(pointer), err)
+	return false
 }
+
+// fieldName is the last reference token of a pointer, or "the value".
+func fieldName(pointer string) string {
+	i := strings.LastIndexByte(pointer, '/')
+	if i < 0 || i == len(pointer)-1 {
+		return "the value"
+	}
+	name := strings.ReplaceAll(strings.ReplaceAll(pointer[i+1:], "~1", "/"), "~0", "~")
+	if name[0] >= '0' && name[0] <= '9' && i > 0 {
+		// An array element: name it after its array.
+		return fieldName(pointer[:i]) + "[" + name + "]"
+	}
+	return name
+}
+
+// Faults records the faults field.Scan or field.Value found, each at its
+// pointer below base.
+func (v *Invalid) Faults(base string, faults []field.Fault) {
+	for _, f := range faults {
+		v.Check(base+f.Path.Pointer(), f.Err)
+	}
+}
+
+// Pointer joins reference tokens into a JSON pointer, escaping "~" and "/".
+func Pointer(tokens ...any) string { return field.Path(tokens).Pointer() }
 
 // Join appends tokens to an existing pointer.
 func Join(base string, tokens ...any) string { return base + Pointer(tokens...) }

@@ -3,6 +3,7 @@ package problem
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -52,5 +53,71 @@ func TestInvalid(t *testing.T) {
 	b, _ := json.Marshal(got[1])
 	if string(b) != `{"pointer":"/rules/0/id","detail":"id \"MR-1\" is used 2 times"}` {
 		t.Errorf("JSON = %s", b)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	var v Invalid
+	if !v.Check("/name", nil) || len(v) != 0 {
+		t.Fatalf("Check(nil) recorded %v", v)
+	}
+	v.Check("/name", errors.New("is required"))
+	v.Check("/buyer/accounts/2", errors.New("must not contain NUL (character 1)"))
+	v.Check("/voice/a~1b", errors.New("is too long"))
+	v.Check("", errors.New("must be valid UTF-8"))
+	want := Invalid{
+		{"/name", "name is required"},
+		{"/buyer/accounts/2", "accounts[2] must not contain NUL (character 1)"},
+		{"/voice/a~1b", "a/b is too long"},
+		{"", "the value must be valid UTF-8"},
+	}
+	if len(v) != len(want) {
+		t.Fatalf("Check recorded %v, want %v", v, want)
+	}
+	for i := range want {
+		if v[i] != want[i] {
+			t.Errorf("Check[%d] = %+v, want %+v", i, v[i], want[i])
+		}
+	}
+}
+
+func TestDecodeText(t *testing.T) {
+	type doc struct {
+		Name   string   `json:"name"`
+		Tags   []string `json:"tags"`
+		Nested struct {
+			Note string `json:"note"`
+		} `json:"nested"`
+	}
+	for _, test := range []struct {
+		name, body, pointer, detail string
+	}{
+		{"invalid UTF-8", "{\"name\":\"Nord\xffwind\"}", "/name", "name must be valid UTF-8 (character 5 is not)"},
+		{"NUL escape", `{"nested":{"note":"a\u0000"}}`, "/nested/note", "note must not contain NUL (character 2)"},
+		{"control escape", `{"tags":["ok","\u001b[31m"]}`, "/tags/1", "tags[1] must not contain control characters (character 1 is U+001B)"},
+		{"lone surrogate", `{"name":"\ud800"}`, "/name", "name must be valid Unicode"},
+		{"null element", `{"tags":[null]}`, "/tags/0", "tags[0] must not be null"},
+		{"null body", `null`, "", "the body is null; send the whole document"},
+		{"null body with space", " null \n", "", "the body is null"},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			d := doc{Name: "kept"}
+			err := Decode([]byte(test.body), &d)
+			var v Invalid
+			if !errors.As(err, &v) || len(v) != 1 {
+				t.Fatalf("Decode(%q) = %v, want one field failure", test.body, err)
+			}
+			if v[0].Pointer != test.pointer || !strings.HasPrefix(v[0].Detail, test.detail) {
+				t.Errorf("Decode(%q) = %+v, want %q at %q", test.body, v[0], test.detail, test.pointer)
+			}
+			if d.Name != "kept" {
+				t.Errorf("Decode(%q) wrote into v (name %q) although it refused the document", test.body, d.Name)
+			}
+		})
+	}
+	// Line breaks and tabs, and U+FFFD written as such, are text.
+	var d doc
+	if err := Decode([]byte(`{"name":"a\nb\tc \ufffd","tags":["é"]}`), &d); err != nil {
+		t.Errorf("Decode of text with line breaks = %v, want nil", err)
 	}
 }

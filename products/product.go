@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/field"
 	"github.com/storefront/storefront/problem"
 )
 
@@ -137,6 +138,14 @@ func (p *Product) Validate() error {
 	req("/product_id", "product_id", p.ProductID, 128)
 	req("/name", "name", p.Name, 200)
 	req("/description", "description", p.Description, 2000)
+	// Every string is text a store keeps and a buyer can read; the id
+	// and the name are one line.
+	text := field.Value(p)
+	v.Faults("", text)
+	if len(text) == 0 {
+		v.Check("/product_id", field.Text(p.ProductID, false))
+		v.Check("/name", field.Text(p.Name, false))
+	}
 	if len(p.PublisherProperties) == 0 {
 		v.Add("/publisher_properties", "at least one publisher property is required")
 	}

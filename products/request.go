@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/storefront/storefront/adcp"
@@ -192,6 +191,11 @@ func DecodeRequest(args []byte) (req *Request, err error) {
 		}
 		return nil, &RequestError{Problems: []FieldError{{adcp.InvalidRequest, "", msg}}}
 	}
+	// Text first, from the raw bytes: once decoded, invalid UTF-8 reads
+	// as U+FFFD and could be served as if the buyer had sent it.
+	for _, p := range TextProblems(args, false) {
+		d.add(p.Code, p.Field, p.Message)
+	}
 	r := &Request{}
 	o := object{d: d, path: "", m: top}
 	r.AdcpVersion = o.str("adcp_version")
@@ -252,9 +256,10 @@ func DecodeRequest(args []byte) (req *Request, err error) {
 		}
 	}
 	if raw, ok := top["context"]; ok && !isNull(raw) {
-		if !isObject(raw) {
+		switch {
+		case !isObject(raw):
 			d.invalid("context", "context must be an object")
-		} else {
+		case Echoable(raw):
 			r.Context = raw
 		}
 	}
@@ -493,19 +498,12 @@ func decodePush(o object) *PushConfig {
 // maxIdentifier is the longest identifier a request may name.
 const maxIdentifier = 255
 
-// checkIdentifier refuses an identifier the storefront could not keep as
-// given: control characters (a NUL cannot be stored in PostgreSQL text, and
-// none has a place in an id) or more than maxIdentifier characters.
+// checkIdentifier refuses an identifier longer than maxIdentifier
+// characters. (What it may hold is checked with every other string of the
+// request: TextProblems.)
 func checkIdentifier(d *decoder, field, what, v string) {
 	if utf8.RuneCountInString(v) > maxIdentifier {
 		d.invalid(field, fmt.Sprintf("%s is longer than %d characters", what, maxIdentifier))
-		return
-	}
-	for _, r := range v {
-		if unicode.IsControl(r) {
-			d.invalid(field, what+" must not contain control characters")
-			return
-		}
 	}
 }
 
@@ -775,6 +773,11 @@ func (o object) strList(k string) []string {
 	out := make([]string, 0, len(raws))
 	for i, raw := range raws {
 		var s string
+		if isNull(raw) {
+			// json.Unmarshal would read it as "".
+			o.d.invalid(fmt.Sprintf("%s[%d]", o.at(k), i), fmt.Sprintf("%s[%d] must be a string, not null", o.at(k), i))
+			continue
+		}
 		if err := json.Unmarshal(raw, &s); err != nil {
 			o.d.invalid(fmt.Sprintf("%s[%d]", o.at(k), i), fmt.Sprintf("%s[%d] must be a string", o.at(k), i))
 			continue

@@ -21,6 +21,8 @@ type fieldProblem struct {
 
 func inv(field string) fieldProblem { return fieldProblem{adcp.InvalidRequest, field} }
 
+func val(field string) fieldProblem { return fieldProblem{adcp.ValidationError, field} }
+
 func problems(err error) ([]fieldProblem, bool) {
 	var re *RequestError
 	if !errors.As(err, &re) {
@@ -64,9 +66,9 @@ func TestDecodeRequestErrors(t *testing.T) {
 		{"idempotency_key too short", `{"idempotency_key":"short"}`, []fieldProblem{inv("idempotency_key")}},
 		{"idempotency_key bad characters", `{"idempotency_key":"` + strings.Repeat("é", 20) + `"}`, []fieldProblem{inv("idempotency_key")}},
 		{"buying_mode unknown", `{"buying_mode":"auction"}`, []fieldProblem{inv("buying_mode")}},
-		{"account_id with a NUL", `{"account":{"account_id":"acct\u0000x"}}`, []fieldProblem{inv("account.account_id")}},
+		{"account_id with a NUL", `{"account":{"account_id":"acct\u0000x"}}`, []fieldProblem{val("account.account_id")}},
 		{"account_id too long", `{"account":{"account_id":"` + strings.Repeat("a", 256) + `"}}`, []fieldProblem{inv("account.account_id")}},
-		{"brand_id with a control character", `{"account":{"brand":{"domain":"b.example","brand_id":"x\u001by"},"operator":"o.example"}}`, []fieldProblem{inv("account.brand.brand_id")}},
+		{"brand_id with a control character", `{"account":{"brand":{"domain":"b.example","brand_id":"x\u001by"},"operator":"o.example"}}`, []fieldProblem{val("account.brand.brand_id")}},
 		{"buying_mode empty", `{"buying_mode":""}`, []fieldProblem{inv("buying_mode")}},
 		{"buying_mode not a string", `{"buying_mode":1}`, []fieldProblem{inv("buying_mode"), inv("buying_mode")}},
 		{"brief mode without brief", `{"buying_mode":"brief"}`, []fieldProblem{inv("brief")}},

@@ -247,7 +247,10 @@ type LedgerWindow interface {
 
 // Store is the storefront's storage. Every method is safe for concurrent use
 // and scoped to one publisher where it takes one. Methods return
-// ErrNotFound for anything outside that publisher.
+// ErrNotFound for anything outside that publisher. Every write returns
+// ErrInvalid, before writing anything, for text no store keeps (the checks
+// in valid.go); a lookup by a key no store can hold (Unkeepable) finds
+// nothing.
 type Store interface {
 	Tokens
 	Audit

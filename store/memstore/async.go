@@ -155,6 +155,9 @@ func taskKey(o store.TaskOwner, id string) string {
 }
 
 func (s *Store) CreateTask(ctx context.Context, publisher string, t store.Task) error {
+	if err := store.CheckStored(t); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	x, err := s.extra(publisher)
@@ -253,6 +256,9 @@ func (s *Store) ListTasks(ctx context.Context, publisher string, owner store.Tas
 }
 
 func (s *Store) FinishTask(ctx context.Context, publisher string, owner store.TaskOwner, id, status string, result []byte, at time.Time) (store.Task, error) {
+	if err := store.CheckStored(status); err != nil {
+		return store.Task{}, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	x, err := s.extra(publisher)
@@ -283,6 +289,9 @@ func finishTask(x *extra, owner store.TaskOwner, id, status string, result []byt
 }
 
 func (s *Store) RecordDelivery(ctx context.Context, publisher string, owner store.TaskOwner, id string, d store.Delivery) error {
+	if err := store.CheckStored(d); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	x, err := s.extra(publisher)
@@ -300,6 +309,9 @@ func (s *Store) RecordDelivery(ctx context.Context, publisher string, owner stor
 }
 
 func (s *Store) SeedProduct(ctx context.Context, publisher, principal, session string, p products.Product) (int64, error) {
+	if err := store.CheckStored(p, principal, session); err != nil {
+		return 0, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	x, err := s.extra(publisher)

@@ -25,6 +25,9 @@ func (s *Store) GovernanceAgent(ctx context.Context, publisher, account string) 
 }
 
 func (s *Store) PutGovernanceAgents(ctx context.Context, publisher string, agents []store.GovernanceAgent) error {
+	if err := store.CheckStored(agents); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, _, err := s.buying(publisher)

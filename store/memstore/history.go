@@ -52,6 +52,9 @@ func encodeProduct(p products.Product) []byte {
 
 // EditCatalogue implements store.Catalogues.
 func (s *Store) EditCatalogue(ctx context.Context, publisher string, e store.CatalogueEdit) (store.CatalogueVersion, error) {
+	if err := errors.Join(store.CheckChange(e.Author, e.Note), store.CheckStored(e.Put, e.Delete)); err != nil {
+		return store.CatalogueVersion{}, err
+	}
 	if err := store.DistinctProducts(e.Put); err != nil {
 		return store.CatalogueVersion{}, err
 	}
@@ -140,6 +143,9 @@ func (p *publisher) apply(puts []products.Product, deletes []string, author, not
 // the whole catalogue in memory anyway, so it gathers the import before
 // applying it under its lock.
 func (s *Store) ImportCatalogue(ctx context.Context, publisher string, opts store.CatalogueImport, next func() (products.Product, error)) (store.CatalogueVersion, error) {
+	if err := store.CheckChange(opts.Author, opts.Note); err != nil {
+		return store.CatalogueVersion{}, err
+	}
 	s.mu.Lock()
 	_, err := s.pub(publisher)
 	s.mu.Unlock()
@@ -157,6 +163,9 @@ func (s *Store) ImportCatalogue(ctx context.Context, publisher string, opts stor
 			break
 		}
 		if err != nil {
+			return store.CatalogueVersion{}, err
+		}
+		if err := store.CheckStored(prod); err != nil {
 			return store.CatalogueVersion{}, err
 		}
 		if seen[prod.ProductID] {
@@ -273,6 +282,9 @@ func (s *Store) CatalogueDiff(ctx context.Context, publisher string, from, to in
 
 // RollbackCatalogue implements store.Catalogues.
 func (s *Store) RollbackCatalogue(ctx context.Context, publisher string, to, ifMatch int64, author string) (store.CatalogueVersion, error) {
+	if err := store.CheckChange(author, ""); err != nil {
+		return store.CatalogueVersion{}, err
+	}
 	s.mu.Lock()
 	p, err := s.pub(publisher)
 	if err != nil {

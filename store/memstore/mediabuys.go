@@ -50,6 +50,9 @@ func (s *Store) AccountTerms(ctx context.Context, publisher, account string) (st
 }
 
 func (s *Store) PutAccountTerms(ctx context.Context, publisher string, t store.AccountTerms) error {
+	if err := store.CheckStored(t); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, _, err := s.buying(publisher)
@@ -75,6 +78,9 @@ func stampEvent(e mediabuy.Event) mediabuy.Event {
 }
 
 func (s *Store) CreateBuy(ctx context.Context, publisher string, b mediabuy.Buy, created mediabuy.Event) error {
+	if err := store.CheckStored(b, created); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, _, err := s.buying(publisher)
@@ -137,6 +143,9 @@ func (s *Store) Buys(ctx context.Context, publisher string, f store.BuyFilter) (
 }
 
 func (s *Store) UpdateBuy(ctx context.Context, publisher string, b mediabuy.Buy, revision int64, events []mediabuy.Event) error {
+	if err := store.CheckStored(b, events); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, _, err := s.buying(publisher)
@@ -192,6 +201,9 @@ func cloneOrder(o store.Order) (store.Order, error) {
 }
 
 func (s *Store) CreateOrder(ctx context.Context, publisher string, o store.Order, t store.Task) error {
+	if err := store.CheckStored(o, t); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, x, err := s.buying(publisher)
@@ -254,6 +266,9 @@ func (s *Store) Orders(ctx context.Context, publisher, status string) ([]store.O
 }
 
 func (s *Store) DecideOrder(ctx context.Context, publisher string, d store.Decision) (store.Task, error) {
+	if err := store.CheckStored(d); err != nil {
+		return store.Task{}, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, x, err := s.buying(publisher)
@@ -287,6 +302,9 @@ func (s *Store) DecideOrder(ctx context.Context, publisher string, d store.Decis
 }
 
 func (s *Store) ReportDelivery(ctx context.Context, publisher string, rows []mediabuy.Row) error {
+	if err := store.CheckStored(rows); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, _, err := s.buying(publisher)

@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"slices"
 	"sort"
 	"sync"
@@ -124,6 +125,9 @@ func (s *Store) Publisher(ctx context.Context, id string) (products.Publisher, e
 }
 
 func (s *Store) PutPublisher(ctx context.Context, info products.Publisher) error {
+	if err := store.CheckPublisher(info); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	p, ok := s.pubs[info.ID]
 	if !ok {
@@ -219,6 +223,9 @@ func (s *Store) RulebookHistory(ctx context.Context, publisher string) ([]store.
 }
 
 func (s *Store) SaveRulebook(ctx context.Context, publisher string, rb merch.Rulebook, ifMatch int64, author, note string) (store.RulebookVersion, error) {
+	if err := errors.Join(store.CheckChange(author, note), store.CheckStored(rb)); err != nil {
+		return store.RulebookVersion{}, err
+	}
 	s.mu.Lock()
 	p, err := s.pub(publisher)
 	if err != nil {
@@ -265,6 +272,9 @@ func (s *Store) AccountByKey(ctx context.Context, publisher, key string) (store.
 }
 
 func (s *Store) EnsureAccount(ctx context.Context, publisher string, a store.Account) (store.Account, error) {
+	if err := store.CheckAccount(a); err != nil {
+		return store.Account{}, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, err := s.pub(publisher)
@@ -287,6 +297,9 @@ func (s *Store) EnsureAccount(ctx context.Context, publisher string, a store.Acc
 }
 
 func (s *Store) PutAccount(ctx context.Context, publisher string, a store.Account) (store.Account, error) {
+	if err := store.CheckAccount(a); err != nil {
+		return store.Account{}, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, err := s.pub(publisher)
@@ -325,6 +338,9 @@ func (s *Store) ListAccounts(ctx context.Context, publisher string) ([]store.Acc
 }
 
 func (s *Store) Append(ctx context.Context, r ledger.Record) (ledger.Entry, error) {
+	if err := store.CheckStored(r); err != nil {
+		return ledger.Entry{}, err
+	}
 	if err := ctx.Err(); err != nil {
 		return ledger.Entry{}, err
 	}
@@ -448,6 +464,9 @@ type directive struct {
 }
 
 func (s *Store) SetDirective(ctx context.Context, publisher, account, principal string, d products.Directive) error {
+	if err := store.CheckDirective(account, principal, d); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, err := s.pub(publisher)

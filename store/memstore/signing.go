@@ -25,6 +25,9 @@ func (s *Store) SigningKeys(ctx context.Context, publisher string) ([]store.Sign
 }
 
 func (s *Store) CreateSigningKey(ctx context.Context, publisher string, k store.SigningKey) error {
+	if err := store.CheckStored(k); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, err := s.pub(publisher)
@@ -52,6 +55,9 @@ func (s *Store) sealSigningKey(publisher string, k store.SigningKey) (store.Sign
 }
 
 func (s *Store) RotateSigningKey(ctx context.Context, publisher string, k store.SigningKey) error {
+	if err := store.CheckStored(k); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p, err := s.pub(publisher)

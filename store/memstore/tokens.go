@@ -28,6 +28,9 @@ func copyToken(t *store.Token) store.Token {
 }
 
 func (s *Store) CreateToken(ctx context.Context, digest string, t store.Token) (store.Token, error) {
+	if err := store.CheckToken(t); err != nil {
+		return store.Token{}, err
+	}
 	if err := store.CheckDigest(digest); err != nil {
 		return store.Token{}, err
 	}
@@ -156,6 +159,9 @@ func (s *Store) RevokeToken(ctx context.Context, publisher, id string, at time.T
 }
 
 func (s *Store) RotateToken(ctx context.Context, publisher, id, digest string, next store.Token, until time.Time) (store.Token, store.Token, error) {
+	if err := store.CheckStored(next); err != nil {
+		return store.Token{}, store.Token{}, err
+	}
 	if err := store.CheckDigest(digest); err != nil {
 		return store.Token{}, store.Token{}, err
 	}

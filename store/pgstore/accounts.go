@@ -39,11 +39,17 @@ func (s *Store) account(ctx context.Context, where string, args ...any) (store.A
 }
 
 func (s *Store) AccountByID(ctx context.Context, publisher, id string) (_ store.Account, err error) {
+	if store.Unkeepable(publisher, id) {
+		return store.Account{}, store.ErrNotFound
+	}
 	defer wrap(&err, "AccountByID(%q, %q)", publisher, id)
 	return s.account(ctx, `publisher_id = $1 AND id = $2`, publisher, id)
 }
 
 func (s *Store) AccountByKey(ctx context.Context, publisher, naturalKey string) (_ store.Account, err error) {
+	if store.Unkeepable(publisher, naturalKey) {
+		return store.Account{}, store.ErrNotFound
+	}
 	defer wrap(&err, "AccountByKey(%q, %q)", publisher, naturalKey)
 	return s.account(ctx, `publisher_id = $1 AND natural_key = $2`, publisher, naturalKey)
 }
@@ -53,6 +59,9 @@ func (s *Store) AccountByKey(ctx context.Context, publisher, naturalKey string) 
 // against the unique natural key, so exactly one row is created and every
 // caller gets it.
 func (s *Store) EnsureAccount(ctx context.Context, publisher string, a store.Account) (_ store.Account, err error) {
+	if err := store.CheckAccount(a); err != nil {
+		return store.Account{}, err
+	}
 	defer wrap(&err, "EnsureAccount(%q, %q)", publisher, a.NaturalKey())
 	if a.ID == "" {
 		a.ID = "acct_" + randomHex(8)
@@ -91,6 +100,9 @@ func (s *Store) EnsureAccount(ctx context.Context, publisher string, a store.Acc
 // the natural key makes it fail with ErrExists (the unique constraint),
 // leaving the old row as it was.
 func (s *Store) PutAccount(ctx context.Context, publisher string, a store.Account) (_ store.Account, err error) {
+	if err := store.CheckAccount(a); err != nil {
+		return store.Account{}, err
+	}
 	defer wrap(&err, "PutAccount(%q, %q)", publisher, a.ID)
 	rows, err := s.pool.Query(ctx, `
 		INSERT INTO accounts (publisher_id, id, operator, brand_domain, brand_id, sandbox, disclosure, natural_key, created_at)

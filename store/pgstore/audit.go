@@ -77,6 +77,9 @@ func scanAudit(row pgx.CollectableRow) (audit.Entry, error) {
 
 // AuditTrail pushes the filter into SQL, agreeing with audit.Filter.Matches.
 func (s *Store) AuditTrail(ctx context.Context, publisher string, f audit.Filter) (_ []audit.Entry, err error) {
+	if store.Unkeepable(publisher, f.Token, string(f.Action)) {
+		return nil, nil
+	}
 	defer wrap(&err, "AuditTrail(%q, %+v)", publisher, f)
 	// Only fixed fragments are concatenated; every value is a parameter.
 	q := `SELECT ` + auditColumns + ` FROM audit_entries WHERE publisher_id = $1`

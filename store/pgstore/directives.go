@@ -12,6 +12,9 @@ import (
 )
 
 func (s *Store) SetDirective(ctx context.Context, publisher, account, principal string, d products.Directive) (err error) {
+	if err := store.CheckDirective(account, principal, d); err != nil {
+		return err
+	}
 	defer wrap(&err, "SetDirective(%q, %q, %q)", publisher, account, principal)
 	suggestions := d.Suggestions
 	if suggestions == nil {
@@ -33,6 +36,9 @@ func (s *Store) SetDirective(ctx context.Context, publisher, account, principal 
 // row claims it; the others wait on the lock, see the claim as it was
 // committed, and get nil.
 func (s *Store) ClaimDirective(ctx context.Context, publisher, account, principal, token string, lease time.Duration) (_ *products.Directive, err error) {
+	if store.Unkeepable(publisher, account, principal) {
+		return nil, nil
+	}
 	defer wrap(&err, "ClaimDirective(%q, %q, %q)", publisher, account, principal)
 	if token == "" {
 		return nil, errNoToken

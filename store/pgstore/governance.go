@@ -12,6 +12,9 @@ import (
 var _ store.Governance = (*Store)(nil)
 
 func (s *Store) GovernanceAgent(ctx context.Context, publisher, account string) (_ store.GovernanceAgent, err error) {
+	if store.Unkeepable(publisher, account) {
+		return store.GovernanceAgent{}, store.ErrNotFound
+	}
 	defer wrap(&err, "GovernanceAgent(%q, %q)", publisher, account)
 	g := store.GovernanceAgent{Account: account}
 	err = s.pool.QueryRow(ctx, `SELECT url, scheme, credentials, registered_by, updated_at
@@ -28,6 +31,9 @@ func (s *Store) GovernanceAgent(ctx context.Context, publisher, account string) 
 }
 
 func (s *Store) PutGovernanceAgents(ctx context.Context, publisher string, agents []store.GovernanceAgent) (err error) {
+	if err := store.CheckStored(agents); err != nil {
+		return err
+	}
 	defer wrap(&err, "PutGovernanceAgents(%q, %d)", publisher, len(agents))
 	k := s.keyring()
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {

@@ -28,6 +28,9 @@ func (s *Store) EditCatalogue(ctx context.Context, publisher string, e store.Cat
 // editCatalogue writes an edit as one version in one transaction: the
 // products and deletions are staged (see applyStage), then applied.
 func (s *Store) editCatalogue(ctx context.Context, publisher string, e store.CatalogueEdit) (store.CatalogueVersion, error) {
+	if err := errors.Join(store.CheckChange(e.Author, e.Note), store.CheckStored(e.Put, e.Delete)); err != nil {
+		return store.CatalogueVersion{}, err
+	}
 	if err := store.DistinctProducts(e.Put); err != nil {
 		return store.CatalogueVersion{}, err
 	}
@@ -169,6 +172,9 @@ func (src *importSource) Next() bool {
 		return false
 	}
 	if err == nil {
+		err = store.CheckStored(p)
+	}
+	if err == nil {
 		if _, dup := src.seen[p.ProductID]; dup {
 			err = fmt.Errorf("product %q: %w", p.ProductID, store.ErrDuplicate)
 		}
@@ -197,6 +203,9 @@ func (src *importSource) Err() error             { return src.err }
 // for the upload. A stale If-Match fails before the stream is read and
 // again, decisively, at the end.
 func (s *Store) ImportCatalogue(ctx context.Context, publisher string, opts store.CatalogueImport, next func() (products.Product, error)) (_ store.CatalogueVersion, err error) {
+	if err := store.CheckChange(opts.Author, opts.Note); err != nil {
+		return store.CatalogueVersion{}, err
+	}
 	defer wrap(&err, "ImportCatalogue(%q, replace=%v, %d)", publisher, opts.Replace, opts.IfMatch)
 	vs, err := s.Versions(ctx, publisher)
 	if err != nil {
@@ -334,6 +343,9 @@ func (s *Store) CatalogueDiff(ctx context.Context, publisher string, from, to in
 // RollbackCatalogue implements store.Catalogues: every product changed
 // after version to goes back to its state at to, as one new version.
 func (s *Store) RollbackCatalogue(ctx context.Context, publisher string, to, ifMatch int64, author string) (_ store.CatalogueVersion, err error) {
+	if err := store.CheckChange(author, ""); err != nil {
+		return store.CatalogueVersion{}, err
+	}
 	defer wrap(&err, "RollbackCatalogue(%q, %d, %d)", publisher, to, ifMatch)
 	var v store.CatalogueVersion
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {

@@ -57,6 +57,9 @@ type appender struct {
 // decision recorded whose reply never left, never a reply without its
 // entry. A record the database refuses fails alone, not its batch.
 func (s *Store) Append(ctx context.Context, r ledger.Record) (_ ledger.Entry, err error) {
+	if err := store.CheckStored(r); err != nil {
+		return ledger.Entry{}, err
+	}
 	defer wrap(&err, "Append(%q)", r.Publisher)
 	if err := ctx.Err(); err != nil {
 		return ledger.Entry{}, err
@@ -280,6 +283,9 @@ func ceilMicro(t time.Time) time.Time {
 
 // Decisions pushes every filter into SQL, agreeing with store.Matches.
 func (s *Store) Decisions(ctx context.Context, publisher string, f store.DecisionFilter) (_ []ledger.Entry, err error) {
+	if store.Unkeepable(publisher, f.Arm, f.Slug, f.Account) {
+		return nil, nil
+	}
 	defer wrap(&err, "Decisions(%q, %+v)", publisher, f)
 	q := newQuery(`SELECT `+entryColumns+` FROM ledger_entries WHERE publisher_id = $1`, publisher)
 	if f.Arm != "" {

@@ -17,6 +17,9 @@ import (
 var _ store.MediaBuys = (*Store)(nil)
 
 func (s *Store) AccountTerms(ctx context.Context, publisher, account string) (_ store.AccountTerms, err error) {
+	if store.Unkeepable(publisher, account) {
+		return store.AccountTerms{}, store.ErrNotFound
+	}
 	defer wrap(&err, "AccountTerms(%q, %q)", publisher, account)
 	t := store.AccountTerms{Account: account}
 	err = s.pool.QueryRow(ctx, `SELECT billing, payment_terms, timezone, status, revision, updated_at
@@ -27,6 +30,9 @@ func (s *Store) AccountTerms(ctx context.Context, publisher, account string) (_ 
 }
 
 func (s *Store) PutAccountTerms(ctx context.Context, publisher string, t store.AccountTerms) (err error) {
+	if err := store.CheckStored(t); err != nil {
+		return err
+	}
 	defer wrap(&err, "PutAccountTerms(%q, %q)", publisher, t.Account)
 	_, err = s.pool.Exec(ctx, `INSERT INTO account_terms
 		(publisher_id, account_id, billing, payment_terms, timezone, status, revision, updated_at)
@@ -80,11 +86,17 @@ func createBuy(ctx context.Context, tx pgx.Tx, publisher string, b mediabuy.Buy,
 }
 
 func (s *Store) CreateBuy(ctx context.Context, publisher string, b mediabuy.Buy, created mediabuy.Event) (err error) {
+	if err := store.CheckStored(b, created); err != nil {
+		return err
+	}
 	defer wrap(&err, "CreateBuy(%q, %q)", publisher, b.ID)
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return createBuy(ctx, tx, publisher, b, created) })
 }
 
 func (s *Store) Buy(ctx context.Context, publisher, id string) (_ mediabuy.Buy, err error) {
+	if store.Unkeepable(publisher, id) {
+		return mediabuy.Buy{}, store.ErrNotFound
+	}
 	defer wrap(&err, "Buy(%q, %q)", publisher, id)
 	rows, err := s.pool.Query(ctx, `SELECT body FROM media_buys WHERE publisher_id = $1 AND id = $2`, publisher, id)
 	if err != nil {
@@ -94,6 +106,9 @@ func (s *Store) Buy(ctx context.Context, publisher, id string) (_ mediabuy.Buy, 
 }
 
 func (s *Store) Buys(ctx context.Context, publisher string, f store.BuyFilter) (_ []mediabuy.Buy, err error) {
+	if store.Unkeepable(append([]string{publisher, f.Account, f.Principal}, f.IDs...)...) {
+		return nil, nil
+	}
 	defer wrap(&err, "Buys(%q, %+v)", publisher, f)
 	q := newQuery(`SELECT body FROM media_buys WHERE publisher_id = $1`, publisher)
 	if f.Account != "" {
@@ -109,6 +124,9 @@ func (s *Store) Buys(ctx context.Context, publisher string, f store.BuyFilter) (
 }
 
 func (s *Store) UpdateBuy(ctx context.Context, publisher string, b mediabuy.Buy, revision int64, events []mediabuy.Event) (err error) {
+	if err := store.CheckStored(b, events); err != nil {
+		return err
+	}
 	defer wrap(&err, "UpdateBuy(%q, %q)", publisher, b.ID)
 	body, err := json.Marshal(b)
 	if err != nil {
@@ -136,6 +154,9 @@ func (s *Store) UpdateBuy(ctx context.Context, publisher string, b mediabuy.Buy,
 }
 
 func (s *Store) History(ctx context.Context, publisher, id string, limit int) (_ []mediabuy.Event, err error) {
+	if store.Unkeepable(publisher, id) {
+		return nil, store.ErrNotFound
+	}
 	defer wrap(&err, "History(%q, %q)", publisher, id)
 	if limit <= 0 {
 		limit = 1 << 30
@@ -170,6 +191,9 @@ func orderBody(o store.Order) ([]byte, error) {
 }
 
 func (s *Store) CreateOrder(ctx context.Context, publisher string, o store.Order, t store.Task) (err error) {
+	if err := store.CheckStored(o, t); err != nil {
+		return err
+	}
 	defer wrap(&err, "CreateOrder(%q, %q)", publisher, o.TaskID)
 	body, err := orderBody(o)
 	if err != nil {
@@ -189,6 +213,9 @@ func (s *Store) CreateOrder(ctx context.Context, publisher string, o store.Order
 }
 
 func (s *Store) Order(ctx context.Context, publisher, taskID string) (_ store.Order, err error) {
+	if store.Unkeepable(publisher, taskID) {
+		return store.Order{}, store.ErrNotFound
+	}
 	defer wrap(&err, "Order(%q, %q)", publisher, taskID)
 	rows, err := s.pool.Query(ctx, `SELECT body FROM orders WHERE publisher_id = $1 AND task_id = $2`, publisher, taskID)
 	if err != nil {
@@ -198,12 +225,18 @@ func (s *Store) Order(ctx context.Context, publisher, taskID string) (_ store.Or
 }
 
 func (s *Store) Orders(ctx context.Context, publisher, status string) (_ []store.Order, err error) {
+	if store.Unkeepable(publisher, status) {
+		return nil, nil
+	}
 	defer wrap(&err, "Orders(%q, %q)", publisher, status)
 	return listScoped(ctx, s, publisher, scanOrder, `SELECT body FROM orders
 		WHERE publisher_id = $1 AND ($2 = '' OR status = $2) ORDER BY created_at DESC, task_id DESC`, publisher, status)
 }
 
 func (s *Store) DecideOrder(ctx context.Context, publisher string, d store.Decision) (_ store.Task, err error) {
+	if err := store.CheckStored(d); err != nil {
+		return store.Task{}, err
+	}
 	defer wrap(&err, "DecideOrder(%q, %q, %q)", publisher, d.TaskID, d.Status)
 	var task store.Task
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -239,6 +272,9 @@ func (s *Store) DecideOrder(ctx context.Context, publisher string, d store.Decis
 }
 
 func (s *Store) ReportDelivery(ctx context.Context, publisher string, rows []mediabuy.Row) (err error) {
+	if err := store.CheckStored(rows); err != nil {
+		return err
+	}
 	defer wrap(&err, "ReportDelivery(%q, %d rows)", publisher, len(rows))
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		// Lock every buy named, in id order, so that concurrent reports
@@ -306,6 +342,9 @@ func (s *Store) ReportDelivery(ctx context.Context, publisher string, rows []med
 }
 
 func (s *Store) Delivery(ctx context.Context, publisher string, buyIDs []string) (_ []mediabuy.Row, err error) {
+	if store.Unkeepable(append([]string{publisher}, buyIDs...)...) {
+		return nil, nil
+	}
 	defer wrap(&err, "Delivery(%q)", publisher)
 	rows, err := s.pool.Query(ctx, `SELECT media_buy_id, package_id, day, source, metrics, reported_at FROM delivery_rows
 		WHERE publisher_id = $1 AND media_buy_id = ANY ($2::text[])

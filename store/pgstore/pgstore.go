@@ -254,6 +254,9 @@ func scanPublisher(row pgx.CollectableRow) (products.Publisher, error) {
 }
 
 func (s *Store) Publisher(ctx context.Context, id string) (_ products.Publisher, err error) {
+	if store.Unkeepable(id) {
+		return products.Publisher{}, store.ErrNotFound
+	}
 	defer wrap(&err, "Publisher(%q)", id)
 	rows, err := s.pool.Query(ctx, `SELECT id, settings FROM publishers WHERE id = $1`, id)
 	if err != nil {
@@ -265,6 +268,9 @@ func (s *Store) Publisher(ctx context.Context, id string) (_ products.Publisher,
 // PutPublisher creates the publisher with an empty chain head, or replaces
 // its settings; either way it tells every replica.
 func (s *Store) PutPublisher(ctx context.Context, p products.Publisher) (err error) {
+	if err := store.CheckPublisher(p); err != nil {
+		return err
+	}
 	defer wrap(&err, "PutPublisher(%q)", p.ID)
 	settings, err := json.Marshal(p)
 	if err != nil {
@@ -401,6 +407,9 @@ func (s *Store) RulebookHistory(ctx context.Context, publisher string) (_ []stor
 // (as bumpCatalogue does) and inserts the new version in the same
 // transaction: on a conflict nothing is written.
 func (s *Store) SaveRulebook(ctx context.Context, publisher string, rb merch.Rulebook, ifMatch int64, author, note string) (_ store.RulebookVersion, err error) {
+	if err := errors.Join(store.CheckChange(author, note), store.CheckStored(rb)); err != nil {
+		return store.RulebookVersion{}, err
+	}
 	defer wrap(&err, "SaveRulebook(%q, ifMatch=%d)", publisher, ifMatch)
 	body, err := json.Marshal(rb)
 	if err != nil {

@@ -8,12 +8,16 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/store"
 )
 
 // SeedProduct writes one product into the principal's seeded catalogue
 // under a lock on the catalogue row: a session reset, the version bump and
 // the product write happen as one, and concurrent seeds take turns.
 func (s *Store) SeedProduct(ctx context.Context, publisher, principal, session string, p products.Product) (_ int64, err error) {
+	if err := store.CheckStored(p, principal, session); err != nil {
+		return 0, err
+	}
 	defer wrap(&err, "SeedProduct(%q, %q, %q, %q)", publisher, principal, session, p.ProductID)
 	body, err := json.Marshal(p)
 	if err != nil {
@@ -62,6 +66,9 @@ func (s *Store) SeedProduct(ctx context.Context, publisher, principal, session s
 // they come from one snapshot. No row means nothing seeded, or no such
 // publisher: ErrNotFound either way.
 func (s *Store) SeededCatalogue(ctx context.Context, publisher, principal string) (_ []products.Product, _ int64, err error) {
+	if store.Unkeepable(publisher, principal) {
+		return nil, 0, store.ErrNotFound
+	}
 	defer wrap(&err, "SeededCatalogue(%q, %q)", publisher, principal)
 	rows, err := s.pool.Query(ctx, `
 		SELECT c.version, p.body

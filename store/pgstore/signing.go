@@ -47,6 +47,9 @@ func (s *Store) sealedPrivate(publisher string, k store.SigningKey) ([]byte, err
 // CreateSigningKey inserts the first active key; the partial unique index
 // on active keys turns a second one into ErrExists.
 func (s *Store) CreateSigningKey(ctx context.Context, publisher string, k store.SigningKey) (err error) {
+	if err := store.CheckStored(k); err != nil {
+		return err
+	}
 	defer wrap(&err, "CreateSigningKey(%q, %q)", publisher, k.KID)
 	private, err := s.sealedPrivate(publisher, k)
 	if err != nil {
@@ -61,6 +64,9 @@ func (s *Store) CreateSigningKey(ctx context.Context, publisher string, k store.
 // one publisher from several replicas happen one after the other: each
 // retires the key the previous one created.
 func (s *Store) RotateSigningKey(ctx context.Context, publisher string, k store.SigningKey) (err error) {
+	if err := store.CheckStored(k); err != nil {
+		return err
+	}
 	defer wrap(&err, "RotateSigningKey(%q, %q)", publisher, k.KID)
 	private, err := s.sealedPrivate(publisher, k)
 	if err != nil {

@@ -107,6 +107,9 @@ func (s *Store) taskScanner(publisher string) pgx.RowToFunc[store.Task] {
 // owner: the same id under another owner is another task, and under the
 // same owner the insert fails with a unique violation, that is ErrExists.
 func (s *Store) CreateTask(ctx context.Context, publisher string, t store.Task) (err error) {
+	if err := store.CheckStored(t); err != nil {
+		return err
+	}
 	defer wrap(&err, "CreateTask(%q, %q)", publisher, t.ID)
 	webhook, err := s.webhookDocument(publisher, t)
 	if err != nil {
@@ -134,6 +137,9 @@ func createTask(ctx context.Context, q execer, publisher string, t store.Task, w
 }
 
 func (s *Store) Task(ctx context.Context, publisher string, owner store.TaskOwner, id string) (_ store.Task, err error) {
+	if store.Unkeepable(publisher, owner.Account, owner.Principal, id) {
+		return store.Task{}, store.ErrNotFound
+	}
 	defer wrap(&err, "Task(%q, %q)", publisher, id)
 	rows, err := s.pool.Query(ctx, `SELECT `+taskColumns+` FROM tasks
 		WHERE publisher_id = $1 AND account = $2 AND principal = $3 AND id = $4`,
@@ -147,6 +153,9 @@ func (s *Store) Task(ctx context.Context, publisher string, owner store.TaskOwne
 // PrincipalTasks reads a principal's tasks with one id across its accounts.
 // Accounts break ties byte by byte, as memstore compares them.
 func (s *Store) PrincipalTasks(ctx context.Context, publisher, principal, id string) (_ []store.Task, err error) {
+	if store.Unkeepable(publisher, principal, id) {
+		return nil, nil
+	}
 	defer wrap(&err, "PrincipalTasks(%q, %q)", publisher, id)
 	if err := requirePublisher(ctx, s.pool, publisher); err != nil {
 		return nil, err
@@ -163,6 +172,9 @@ func (s *Store) PrincipalTasks(ctx context.Context, publisher, principal, id str
 // ListTasks counts the matching tasks and reads the page in one
 // repeatable-read transaction, so the total and the page agree.
 func (s *Store) ListTasks(ctx context.Context, publisher string, owner store.TaskOwner, f store.TaskFilter) (_ []store.Task, _ int, err error) {
+	if store.Unkeepable(publisher, owner.Account, owner.Principal, f.Type) || store.Unkeepable(f.IDs...) || store.Unkeepable(f.Statuses...) {
+		return nil, 0, nil
+	}
 	defer wrap(&err, "ListTasks(%q)", publisher)
 	// A nil slice would be NULL, which matches nothing; empty means any.
 	ids, statuses := f.IDs, f.Statuses
@@ -215,6 +227,12 @@ func (s *Store) ListTasks(ctx context.Context, publisher string, owner store.Tas
 // the row wins; the others wait, re-check the condition against the
 // status it committed, match nothing and get ErrConflict.
 func (s *Store) FinishTask(ctx context.Context, publisher string, owner store.TaskOwner, id, status string, result []byte, at time.Time) (_ store.Task, err error) {
+	if err := store.CheckStored(status); err != nil {
+		return store.Task{}, err
+	}
+	if store.Unkeepable(publisher, owner.Account, owner.Principal, id) {
+		return store.Task{}, store.ErrNotFound
+	}
 	defer wrap(&err, "FinishTask(%q, %q, %q)", publisher, id, status)
 	return finishTask(ctx, s.pool, s.taskScanner(publisher), publisher, owner, id, status, result, at)
 }
@@ -256,6 +274,12 @@ func finishTask(ctx context.Context, q rowQuerier, scan pgx.RowToFunc[store.Task
 }
 
 func (s *Store) RecordDelivery(ctx context.Context, publisher string, owner store.TaskOwner, id string, d store.Delivery) (err error) {
+	if err := store.CheckStored(d); err != nil {
+		return err
+	}
+	if store.Unkeepable(publisher, owner.Account, owner.Principal, id) {
+		return store.ErrNotFound
+	}
 	defer wrap(&err, "RecordDelivery(%q, %q)", publisher, id)
 	tag, err := s.pool.Exec(ctx, `
 		UPDATE tasks SET delivery_idempotency_key = $5, delivery_timestamp = $6, delivery_attempts = $7,

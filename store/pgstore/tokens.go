@@ -76,6 +76,9 @@ func insertToken(ctx context.Context, q rowsQuerier, digest string, t store.Toke
 // CreateToken inserts and never updates: ON CONFLICT DO NOTHING leaves a
 // token already stored under the digest exactly as it was.
 func (s *Store) CreateToken(ctx context.Context, digest string, t store.Token) (_ store.Token, err error) {
+	if err := store.CheckToken(t); err != nil {
+		return store.Token{}, err
+	}
 	defer wrap(&err, "CreateToken(%q, %q)", t.Publisher, t.Name)
 	if err := store.CheckDigest(digest); err != nil {
 		return store.Token{}, err
@@ -95,6 +98,9 @@ type rowsQuerier interface {
 // update touches the row only when the recorded use is older than
 // store.LastUseGranularity, so a busy token costs no write per request.
 func (s *Store) UseToken(ctx context.Context, kind store.TokenKind, publisher, digest string, at time.Time) (_ store.Token, err error) {
+	if store.Unkeepable(publisher, digest) {
+		return store.Token{}, store.ErrNotFound
+	}
 	// The digest identifies a credential: it stays out of error text.
 	defer wrap(&err, "UseToken(%q, %q)", kind, publisher)
 	if kind == store.AdminToken {
@@ -122,6 +128,9 @@ func (s *Store) UseToken(ctx context.Context, kind store.TokenKind, publisher, d
 }
 
 func (s *Store) TokenByDigest(ctx context.Context, digest string) (_ store.Token, err error) {
+	if store.Unkeepable(digest) {
+		return store.Token{}, store.ErrNotFound
+	}
 	defer wrap(&err, "TokenByDigest()")
 	rows, err := s.pool.Query(ctx, `SELECT `+tokenColumns+` FROM tokens WHERE digest = $1`, digest)
 	if err != nil {
@@ -131,6 +140,9 @@ func (s *Store) TokenByDigest(ctx context.Context, digest string) (_ store.Token
 }
 
 func (s *Store) Token(ctx context.Context, publisher, id string) (_ store.Token, err error) {
+	if store.Unkeepable(publisher, id) {
+		return store.Token{}, store.ErrNotFound
+	}
 	defer wrap(&err, "Token(%q, %q)", publisher, id)
 	rows, err := s.pool.Query(ctx, `SELECT `+tokenColumns+` FROM tokens WHERE publisher_id = $1 AND id = $2`, publisher, id)
 	if err != nil {
@@ -154,6 +166,9 @@ func (s *Store) ListTokens(ctx context.Context, publisher string) (_ []store.Tok
 // RevokeToken sets the revocation time once; a second revocation keeps
 // the first.
 func (s *Store) RevokeToken(ctx context.Context, publisher, id string, at time.Time) (_ store.Token, err error) {
+	if store.Unkeepable(publisher, id) {
+		return store.Token{}, store.ErrNotFound
+	}
 	defer wrap(&err, "RevokeToken(%q, %q)", publisher, id)
 	rows, err := s.pool.Query(ctx, `
 		UPDATE tokens SET revoked_at = COALESCE(revoked_at, $3)
@@ -169,6 +184,12 @@ func (s *Store) RevokeToken(ctx context.Context, publisher, id string, at time.T
 // token only the first succeeds, and inserts the new token and retires
 // the old one in the same transaction.
 func (s *Store) RotateToken(ctx context.Context, publisher, id, digest string, next store.Token, until time.Time) (_, _ store.Token, err error) {
+	if err := store.CheckStored(next); err != nil {
+		return store.Token{}, store.Token{}, err
+	}
+	if store.Unkeepable(publisher, id) {
+		return store.Token{}, store.Token{}, store.ErrNotFound
+	}
 	defer wrap(&err, "RotateToken(%q, %q)", publisher, id)
 	if err := store.CheckDigest(digest); err != nil {
 		return store.Token{}, store.Token{}, err

@@ -76,6 +76,8 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"CatalogueImport", testCatalogueImport},
 		{"RecordedRequests", testRecordedRequests},
 		{"Retention", testRetention},
+		{"InvalidWrites", testInvalidWrites},
+		{"UnkeepableKeys", testUnkeepableKeys},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			t.Parallel()
