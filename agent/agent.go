@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/field"
 	"github.com/storefront/storefront/buying"
 	"github.com/storefront/storefront/compliance"
+	"github.com/storefront/storefront/field"
 	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/metrics"
