@@ -18,7 +18,7 @@ import (
 func TestSecretsSealedInMemory(t *testing.T) {
 	ctx := t.Context()
 	s := New()
-	if err := s.PutPublisher(ctx, products.Publisher{ID: "alpha", Name: "Alpha"}); err != nil {
+	if err := s.PutPublisher(ctx, products.Publisher{ID: "alpha", Name: "Alpha", Domain: "alpha.example"}); err != nil {
 		t.Fatal(err)
 	}
 	const (
