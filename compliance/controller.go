@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,6 +22,28 @@ import (
 // order list_scenarios reports them. Aliases are accepted but not listed.
 var Scenarios = []string{"force_get_products_arm", "force_create_media_buy_arm", "force_task_completion", "force_upstream_unavailable",
 	"force_account_status", "simulate_delivery", "seed_product", "seed_pricing_option", "seed_creative", "seed_media_buy", "seed_account"}
+
+// scenarios30 is the closed list of scenarios AdCP 3.0's capabilities
+// schema admits in compliance_testing.scenarios (an enum in every 3.0.x
+// release, 3.0.0 to 3.0.28); 3.1 opened the list to any scenario.
+var scenarios30 = []string{"force_creative_status", "force_account_status", "force_media_buy_status",
+	"force_session_status", "simulate_delivery", "simulate_budget_spend"}
+
+// Declared returns the scenarios the capabilities declare to a buyer served
+// v: every one from 3.1 on, and for 3.0 those of them its schema
+// enumerates (the rest stay discoverable through list_scenarios).
+func Declared(v adcp.Version) []string {
+	if v.AtLeast(3, 1) {
+		return Scenarios
+	}
+	var out []string
+	for _, s := range Scenarios {
+		if slices.Contains(scenarios30, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
 
 // aliases map accepted alternative names onto canonical scenarios.
 var aliases = map[string]string{"force_get_products_rejected": "force_get_products_arm"}
