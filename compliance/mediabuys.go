@@ -62,7 +62,11 @@ func (c *Controller) sandboxBuy(ctx context.Context, publisher string, p product
 	} else if !ok || id == "" {
 		return mediabuy.Buy{}, fail(InvalidParams, "params.media_buy_id is required")
 	}
-	b, err := c.Store.Buy(ctx, publisher, id)
+	scope, f := c.buyScope(ctx, publisher, p, req.Account)
+	if f != nil {
+		return mediabuy.Buy{}, f
+	}
+	b, err := c.Store.Buy(ctx, publisher, scope.Stored(id))
 	switch {
 	case errors.Is(err, store.ErrNotFound) || (err == nil && (b.Principal != p.ID || !b.Sandbox)):
 		return b, fail(NotFound, "no sandbox media buy %q for these credentials", id)
@@ -70,6 +74,23 @@ func (c *Controller) sandboxBuy(ctx context.Context, publisher string, p product
 		return b, fail(InternalError, "the media buy could not be read")
 	}
 	return b, nil
+}
+
+// buyScope is the namespace of the buy ids a controller call names, drawn
+// as the media-buy tasks draw it (buying.BuyScope): a sandbox principal's
+// own, else that of the sandbox account the call names.
+func (c *Controller) buyScope(ctx context.Context, publisher string, p products.Principal, ref *products.AccountRef) (mediabuy.Scope, *failure) {
+	if p.Sandbox || ref == nil {
+		return buying.BuyScope(products.Account{}, p), nil
+	}
+	a, err := (store.Accounts{Store: c.Store}).Resolve(ctx, publisher, p, ref)
+	switch {
+	case errors.Is(err, products.ErrAccountNotFound):
+		return "", nil
+	case err != nil:
+		return "", fail(InternalError, "the account could not be read")
+	}
+	return buying.BuyScope(a, p), nil
 }
 
 // simulateDelivery records sandbox delivery for a buy: the figures are the
@@ -266,6 +287,13 @@ func (c *Controller) seedMediaBuy(ctx context.Context, publisher string, p produ
 	if f != nil {
 		return nil, f
 	}
+	if !sandbox {
+		return nil, fail(Forbidden, "params.fixture.account must name a sandbox account these credentials may use")
+	}
+	// The fixture's id is the caller's: it names the buy within the
+	// caller's sandbox, as get_media_buys and the other tasks will.
+	public := id
+	id = buying.BuyScope(products.Account{Key: acctKey, Sandbox: sandbox}, p).Stored(id)
 	var catalogue *products.Catalogue
 	if len(fx.Packages) > 0 {
 		snap, err := c.Snaps.SeededSnapshot(ctx, publisher, p.ID)
@@ -334,7 +362,7 @@ func (c *Controller) seedMediaBuy(ctx context.Context, publisher string, p produ
 		// Seeding again (a new run) replaces the caller's own fixture.
 		old, rerr := c.Store.Buy(ctx, publisher, id)
 		if rerr != nil || old.Principal != p.ID {
-			return nil, fail(InvalidParams, "media buy %q exists and is not this caller's fixture", id)
+			return nil, fail(InvalidParams, "media buy %q exists and is not this caller's fixture", public)
 		}
 		b.Revision = old.Revision + 1
 		created.Revision, created.Action = b.Revision, "reseeded"
@@ -343,7 +371,7 @@ func (c *Controller) seedMediaBuy(ctx context.Context, publisher string, p produ
 	if err != nil {
 		return nil, fail(InternalError, "the fixture could not be stored")
 	}
-	return []kv{{"success", true}, {"message", fmt.Sprintf("Media buy %s seeded (%s).", id, status)}}, nil
+	return []kv{{"success", true}, {"message", fmt.Sprintf("Media buy %s seeded (%s).", public, status)}}, nil
 }
 
 // fixtureAccount resolves a fixture's account for the sandbox caller.

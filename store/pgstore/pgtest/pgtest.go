@@ -163,3 +163,14 @@ func OpenURL(t testing.TB, databaseURL string) *pgstore.Store {
 	t.Cleanup(func() { _ = s.Close() })
 	return s
 }
+
+// Stores are the two stores an end-to-end test runs the real program on,
+// each with the serve flags that select it: the embedded memory store, and
+// PostgreSQL on a fresh database with the demo publisher seeded.
+var Stores = []struct {
+	Name string
+	Args func(t *testing.T) []string
+}{
+	{"memstore", func(*testing.T) []string { return nil }},
+	{"postgres", func(t *testing.T) []string { return []string{"--database-url", NewDatabase(t), "--seed-demo"} }},
+}
