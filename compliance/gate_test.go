@@ -206,4 +206,4 @@ func a2aError(m map[string]any) (code float64, breach string) {
 // the same in 3.0.6 and 3.0.28: force_creative_status, force_account_status,
 // force_media_buy_status, force_session_status, simulate_delivery,
 // simulate_budget_spend) that this controller implements, in its order.
-var scenarios30Implemented = []string{"force_account_status", "simulate_delivery"}
+var scenarios30Implemented = []string{"force_account_status", "force_media_buy_status", "simulate_delivery", "simulate_budget_spend"}
