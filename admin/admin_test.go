@@ -142,8 +142,8 @@ func TestProducts(t *testing.T) {
 	}
 	etag := list.Header.Get("ETag")
 	ps := asList(list.json(t)["products"])
-	if len(ps) != 21 {
-		t.Fatalf("demo catalogue has %d products, want 21", len(ps))
+	if len(ps) != 22 {
+		t.Fatalf("demo catalogue has %d products, want 22", len(ps))
 	}
 	p := ps[0].(map[string]any)
 	p["name"] = "Run-of-Site MREC (refreshed)"

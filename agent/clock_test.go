@@ -13,20 +13,6 @@ import (
 	"github.com/storefront/storefront/store/pgstore/pgtest"
 )
 
-// programStores are the stores whole-program tests run the storefront
-// on, with the flags that choose each.
-var programStores = []struct {
-	name string
-	db   func(t *testing.T) []string
-}{
-	{"memstore", func(*testing.T) []string { return nil }},
-	{"postgres", func(t *testing.T) []string {
-		// The replicas share the key that seals stored secrets (webhook
-		// and governance-agent credentials, signing keys).
-		return []string{"--database-url", pgtest.NewDatabase(t), "--seed-demo", "--secret-keys-file", pgtest.KeysFile(t)}
-	}},
-}
-
 // movable is a clock a test moves.
 type movable struct {
 	mu sync.Mutex
@@ -52,10 +38,10 @@ func (c *movable) add(d time.Duration) {
 // A2A task's status time and a stale answer's cache age are taken on it,
 // and a task's webhook carries its time.
 func TestOneClock(t *testing.T) {
-	for _, tc := range programStores {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range pgtest.Stores {
+		t.Run(tc.Name, func(t *testing.T) {
 			c := &movable{t: time.Date(2041, 3, 4, 5, 6, 7, 0, time.UTC)}
-			env := testenv.StartWith(t, func(m *app.Main) { m.Now = c.now }, append([]string{"--sandbox"}, tc.db(t)...)...)
+			env := testenv.StartWith(t, func(m *app.Main) { m.Now = c.now }, append([]string{"--sandbox"}, tc.Args(t)...)...)
 			cs := kittest.Connect(t, env.BaseURL, kittest.Kit)
 			start := c.now()
 

@@ -11,6 +11,7 @@ import (
 	"github.com/storefront/storefront/internal/govstub"
 	"github.com/storefront/storefront/internal/kittest"
 	"github.com/storefront/storefront/internal/testenv"
+	"github.com/storefront/storefront/store/pgstore/pgtest"
 )
 
 const govAccount = `{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"}`
@@ -41,11 +42,11 @@ func a2aTask(t *testing.T, env *testenv.Env, skill, input string) (string, []byt
 // buys the agent approves and denies on both transports; on PostgreSQL a
 // second replica sees the registration.
 func TestGovernanceEndToEnd(t *testing.T) {
-	for _, tc := range programStores {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range pgtest.Stores {
+		t.Run(tc.Name, func(t *testing.T) {
 			stub := govstub.Start(t, func() time.Time { return testenv.Clock })
 			withStub := func(m *app.Main) { m.GovernanceTransport = stub.Transport() }
-			db := tc.db(t)
+			db := tc.Args(t)
 			// Sandbox mode: the stub listens on loopback.
 			env := testenv.StartWith(t, withStub, append([]string{"--sandbox"}, db...)...)
 			cs := kittest.Connect(t, env.BaseURL, env.BuyerToken)

@@ -72,7 +72,7 @@ func (a *Agent) idempotent(ctx context.Context, c Call, p products.Principal, to
 			msg, _ := baseScreen.Line("this idempotency_key's cached response has expired; use a fresh key", sanitize.MaxMessage)
 			return failedReply(env, outcome.Error{Code: adcp.IdempotencyExpired, Message: msg})
 		}
-		r := Reply{Payload: markReplayed(existing.Payload), Failed: existing.Failed, Meta: map[string]any{}}
+		r := Reply{Payload: markReplayed(withContext(existing.Payload, env.Context)), Failed: existing.Failed, Meta: map[string]any{}}
 		if existing.Slug != "" {
 			r.Meta[outcome.Namespace+"/decline"] = map[string]any{"slug": existing.Slug}
 		}

@@ -198,11 +198,8 @@ func (a *Agent) capabilities(env outcome.Envelope, snap *products.Snapshot, base
 			"delivery_retry_horizon_seconds": 86400,
 		}})
 	}
-	if a.Controller != nil && env.Version.AtLeast(3, 2) {
-		// The scenario list is an open vocabulary from 3.2; earlier
-		// releases enumerate scenarios this seller does not implement,
-		// so their buyers learn of the controller from the tool list.
-		doc = append(doc, kv{"compliance_testing", map[string]any{"scenarios": compliance.Scenarios}})
+	if a.Controller != nil {
+		doc = append(doc, kv{"compliance_testing", map[string]any{"scenarios": compliance.Declared(env.Version)}})
 	}
 	if env.Context != nil {
 		doc = append(doc, kv{"context", env.Context})

@@ -152,7 +152,7 @@ func (s *Service) Create(ctx context.Context, c Call) Result {
 		return a.fail(ctx, true, refusal(snap.Screen, r))
 	}
 	b := mediabuy.Buy{
-		ID: newID("mb_"), Account: acct.Key, Principal: c.Principal.ID, Sandbox: acct.Sandbox || c.Principal.Sandbox,
+		ID: BuyScope(acct, c.Principal).Stored(newID("mb_")), Account: acct.Key, Principal: c.Principal.ID, Sandbox: acct.Sandbox || c.Principal.Sandbox,
 		Name: req.Name, BrandDomain: req.Brand.Domain, BrandID: req.Brand.BrandID, Industries: req.Brand.Industries,
 		AdvertiserIndustry: req.AdvertiserIndustry, PONumber: req.PONumber, Currency: currency, Pacing: req.Pacing,
 		Start: req.Start, End: req.End, Held: req.Paused, Packages: packages,

@@ -177,3 +177,47 @@ func TestForcedArmSpentOnlyByItsAnswer(t *testing.T) {
 		t.Fatalf("the buy after the forced one = %s, want it made: the directive is spent", s)
 	}
 }
+
+// TestFirstProductOfABriefIsBuyable: a buyer that asks the demo catalogue
+// for fixed-price display on outdoor lifestyle content (the compliance
+// test kit's brief, without a budget) and buys the first product it gets,
+// on its first pricing option, is not refused: neither at the minimum spend
+// the option shows nor at the 5000 the kit's invalid_transitions storyboard
+// buys. The demo once ranked the homepage takeover (15000 minimum) first
+// for this brief, on the channel word alone.
+func TestFirstProductOfABriefIsBuyable(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	brief := obj{"buying_mode": "brief", "brief": "Display inventory on outdoor lifestyle content. Q3 flight.",
+		"filters": obj{"is_fixed_price": true}, "account": account("acmeoutdoor.example")}
+	b, _ := json.Marshal(brief)
+	gp := e.products.GetProducts(ctx, products.Call{PublisherID: demo.PublisherID, Principal: buyer, Args: b})
+	var found struct {
+		Products []struct {
+			ProductID      string `json:"product_id"`
+			PricingOptions []struct {
+				ID         string   `json:"pricing_option_id"`
+				FixedPrice *float64 `json:"fixed_price"`
+				MinSpend   float64  `json:"min_spend_per_package"`
+			} `json:"pricing_options"`
+		} `json:"products"`
+	}
+	if err := json.Unmarshal(gp.Payload, &found); err != nil || len(found.Products) == 0 || len(found.Products[0].PricingOptions) == 0 {
+		t.Fatalf("get_products = %s, want priced products", gp.Payload)
+	}
+	first, option := found.Products[0].ProductID, found.Products[0].PricingOptions[0]
+	if option.FixedPrice == nil {
+		t.Fatalf("the first product's first option %+v is not fixed-price, though the brief filters for it", option)
+	}
+	for _, budget := range []float64{max(option.MinSpend, 1), 5000} {
+		res := e.svc.Create(ctx, e.call(buyer, obj{
+			"idempotency_key": key(), "account": account("acmeoutdoor.example"), "brand": obj{"domain": "acmeoutdoor.example"},
+			"start_time": "asap", "end_time": "2099-08-31T23:59:59Z",
+			"packages": []obj{{"product_id": first, "pricing_option_id": option.ID, "budget": budget}},
+		}))
+		validate(t, "create_media_buy", res.Payload)
+		if res.Failed {
+			t.Errorf("buying %s (the brief's first product) at %v = %s, want the buy made", first, budget, res.Payload)
+		}
+	}
+}

@@ -325,7 +325,7 @@ func (a *answer) snapshot(ctx context.Context, acct products.Account) (*products
 // owned loads a buy the account (or, without one, the principal) owns:
 // anyone else's buy is the same MEDIA_BUY_NOT_FOUND as a missing one.
 func (a *answer) owned(ctx context.Context, id string, acct products.Account) (mediabuy.Buy, *outcome.Error) {
-	b, err := a.s.Store.Buy(ctx, a.c.Publisher, id)
+	b, err := a.s.Store.Buy(ctx, a.c.Publisher, BuyScope(acct, a.c.Principal).Stored(id))
 	if err == nil && !owns(b, acct, a.c.Principal) {
 		err = store.ErrNotFound
 	}
@@ -351,12 +351,27 @@ func owns(b mediabuy.Buy, acct products.Account, p products.Principal) bool {
 	return b.Principal == p.ID
 }
 
-// filter is the buys a read may see, as owns decides.
+// filter is the buys a read may see, as owns decides, among those with
+// the ids the caller names.
 func filter(acct products.Account, p products.Principal, ids []string) store.BuyFilter {
+	ids = BuyScope(acct, p).StoredIDs(ids)
 	if acct.Key != "" && !p.Sandbox {
 		return store.BuyFilter{Account: acct.Key, IDs: ids}
 	}
 	return store.BuyFilter{Principal: p.ID, IDs: ids}
+}
+
+// BuyScope is the namespace of the buy ids a request sends and is sent,
+// drawn as owns draws the sandbox: a sandbox principal's own, else a
+// sandbox account's; none outside a sandbox.
+func BuyScope(acct products.Account, p products.Principal) mediabuy.Scope {
+	switch {
+	case p.Sandbox:
+		return mediabuy.PrincipalScope(p.ID)
+	case acct.Sandbox && acct.Key != "":
+		return mediabuy.AccountScope(acct.Key)
+	}
+	return ""
 }
 
 // taskOwner is who owns a task a call creates: the account and principal

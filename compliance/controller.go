@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,7 +22,29 @@ import (
 // Scenarios are the canonical scenarios the controller implements, in the
 // order list_scenarios reports them. Aliases are accepted but not listed.
 var Scenarios = []string{"force_get_products_arm", "force_create_media_buy_arm", "force_task_completion", "force_upstream_unavailable",
-	"force_account_status", "simulate_delivery", "seed_product", "seed_pricing_option", "seed_creative", "seed_media_buy", "seed_account"}
+	"force_account_status", "force_media_buy_status", "simulate_delivery", "simulate_budget_spend", "seed_product", "seed_pricing_option", "seed_creative", "seed_media_buy", "seed_account"}
+
+// scenarios30 is the closed list of scenarios AdCP 3.0's capabilities
+// schema admits in compliance_testing.scenarios (an enum in every 3.0.x
+// release, 3.0.0 to 3.0.28); 3.1 opened the list to any scenario.
+var scenarios30 = []string{"force_creative_status", "force_account_status", "force_media_buy_status",
+	"force_session_status", "simulate_delivery", "simulate_budget_spend"}
+
+// Declared returns the scenarios the capabilities declare to a buyer served
+// v: every one from 3.1 on, and for 3.0 those of them its schema
+// enumerates (the rest stay discoverable through list_scenarios).
+func Declared(v adcp.Version) []string {
+	if v.AtLeast(3, 1) {
+		return Scenarios
+	}
+	var out []string
+	for _, s := range Scenarios {
+		if slices.Contains(scenarios30, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
 
 // aliases map accepted alternative names onto canonical scenarios.
 var aliases = map[string]string{"force_get_products_rejected": "force_get_products_arm"}
@@ -56,15 +79,17 @@ type Request struct {
 	Version  adcp.Version
 }
 
-// failure is a controller error.
+// failure is a controller error; current is the entity's state, for an
+// INVALID_TRANSITION.
 type failure struct {
 	code, detail string
+	current      string
 }
 
 func (f *failure) Error() string { return f.code + ": " + f.detail }
 
 func fail(code, format string, args ...any) *failure {
-	return &failure{code, fmt.Sprintf(format, args...)}
+	return &failure{code: code, detail: fmt.Sprintf(format, args...)}
 }
 
 // Handle answers one controller call. The reply is the controller's AdCP
@@ -105,8 +130,12 @@ func (c *Controller) Handle(ctx context.Context, publisher string, p products.Pr
 		body, f = c.completeTask(ctx, publisher, p, account, req)
 	case "force_account_status":
 		body, f = c.forceAccountStatus(ctx, publisher, p, req)
+	case "force_media_buy_status":
+		body, f = c.forceMediaBuyStatus(ctx, publisher, p, req)
 	case "simulate_delivery":
 		body, f = c.simulateDelivery(ctx, publisher, p, req)
+	case "simulate_budget_spend":
+		body, f = c.simulateBudgetSpend(ctx, publisher, p, req)
 	case "seed_creative":
 		body, f = c.seedCreative(req)
 	case "seed_media_buy":
@@ -265,7 +294,11 @@ func (c *Controller) errorReply(req *Request, f *failure) ([]byte, bool) {
 		req = &Request{Version: adcp.Default}
 	}
 	detail := baseScreen.Prose(f.detail, sanitize.MaxMessage, sanitize.Internal)
-	return c.reply(req, "failed", []kv{{"success", false}, {"error", f.code}, {"error_detail", detail}}), true
+	body := []kv{{"success", false}, {"error", f.code}, {"error_detail", detail}}
+	if f.current != "" {
+		body = append(body, kv{"current_state", f.current})
+	}
+	return c.reply(req, "failed", body), true
 }
 
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }

@@ -20,7 +20,7 @@ func TestListScenarios(t *testing.T) {
 	m := kittest.Control(t, cs, "list_scenarios", "")
 	kittest.MustSucceed(t, m)
 	want := []any{"force_get_products_arm", "force_create_media_buy_arm", "force_task_completion", "force_upstream_unavailable",
-		"force_account_status", "simulate_delivery", "seed_product", "seed_pricing_option", "seed_creative", "seed_media_buy", "seed_account"}
+		"force_account_status", "force_media_buy_status", "simulate_delivery", "simulate_budget_spend", "seed_product", "seed_pricing_option", "seed_creative", "seed_media_buy", "seed_account"}
 	if diff := cmp.Diff(want, m["scenarios"]); diff != "" {
 		t.Errorf("scenarios (-want +got):\n%s", diff)
 	}
@@ -284,7 +284,7 @@ func TestControllerBadInput(t *testing.T) {
 		{"account without sandbox", req(arm + `"params":{"arm":"rejected","reason":"No."},"account":{}`), "INVALID_PARAMS", "sandbox"},
 		{"account.sandbox false", req(arm + `"params":{"arm":"rejected","reason":"No."},"account":{"sandbox":false}`), "FORBIDDEN", "sandbox"},
 		{"account.sandbox not a boolean", req(arm + `"params":{"arm":"rejected","reason":"No."},"account":{"sandbox":"yes"}`), "INVALID_PARAMS", "account"},
-		{"unknown scenario", req(`"scenario":"force_media_buy_status","params":{"status":"paused"},` + sandbox), "UNKNOWN_SCENARIO", "force_media_buy_status"},
+		{"unknown scenario", req(`"scenario":"force_session_status","params":{"session_id":"s1","status":"terminated"},` + sandbox), "UNKNOWN_SCENARIO", "force_session_status"},
 		{"no scenario", req(`"params":{"arm":"rejected","reason":"No."},` + sandbox), "INVALID_PARAMS", "scenario"},
 		{"params not an object", req(arm + `"params":["rejected"],` + sandbox), "INVALID_PARAMS", "params"},
 		{"unsupported version pin", req(`"adcp_version":"9.0",` + arm + `"params":{"arm":"rejected","reason":"No."},` + sandbox), "INVALID_PARAMS", "9.0"},

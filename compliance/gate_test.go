@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/storefront/storefront/compliance"
 	"github.com/storefront/storefront/internal/kittest"
 	"github.com/storefront/storefront/internal/spectest"
 	"github.com/storefront/storefront/internal/testenv"
@@ -121,23 +122,25 @@ func TestProductionGate(t *testing.T) {
 				cs := kittest.Connect(t, test.env.BaseURL, "")
 				for _, test2 := range []struct {
 					args string
-					// want is whether compliance_testing is declared.
-					want bool
+					// want is the scenarios compliance_testing declares in
+					// sandbox mode (outside it, none: the block is absent).
+					want []string
 				}{
-					{`{}`, false},
-					{`{"adcp_version":"3.1"}`, false},
-					{`{"adcp_version":"3.2-beta.4"}`, test.sandbox},
-					{`{"adcp_version":"3.2-beta.5"}`, test.sandbox},
+					{`{}`, compliance.Scenarios},
+					{`{"adcp_version":"3.0"}`, scenarios30Implemented},
+					{`{"adcp_version":"3.1"}`, compliance.Scenarios},
+					{`{"adcp_version":"3.2-beta.4"}`, compliance.Scenarios},
+					{`{"adcp_version":"3.2-beta.5"}`, compliance.Scenarios},
 				} {
 					_, payload := kittest.Call(t, cs, "get_adcp_capabilities", test2.args)
 					spectest.Validate(t, "protocol/get-adcp-capabilities-response.json", payload)
 					m := kittest.Decode(t, payload)
 					ct, has := m["compliance_testing"].(map[string]any)
-					if has != test2.want {
-						t.Errorf("capabilities(%s) declare compliance_testing: %v, want %v", test2.args, has, test2.want)
+					if has != test.sandbox {
+						t.Errorf("capabilities(%s) declare compliance_testing: %v, want %v", test2.args, has, test.sandbox)
 					}
-					if has && !kittest.Contains(ct["scenarios"].([]any), "force_get_products_arm") {
-						t.Errorf("compliance_testing.scenarios = %v", ct["scenarios"])
+					if has && kittest.JSONOf(t, ct["scenarios"]) != kittest.JSONOf(t, test2.want) {
+						t.Errorf("capabilities(%s) compliance_testing.scenarios = %v, want %v", test2.args, ct["scenarios"], test2.want)
 					}
 					if acct, _ := m["account"].(map[string]any); acct["sandbox"] != test.sandbox {
 						t.Errorf("capabilities(%s) account.sandbox = %v, want %v", test2.args, acct["sandbox"], test.sandbox)
@@ -197,3 +200,10 @@ func a2aError(m map[string]any) (code float64, breach string) {
 	}
 	return code, breach
 }
+
+// scenarios30Implemented are the scenarios of AdCP 3.0's closed
+// compliance_testing.scenarios enum (protocol/get-adcp-capabilities-response.json,
+// the same in 3.0.6 and 3.0.28: force_creative_status, force_account_status,
+// force_media_buy_status, force_session_status, simulate_delivery,
+// simulate_budget_spend) that this controller implements, in its order.
+var scenarios30Implemented = []string{"force_account_status", "force_media_buy_status", "simulate_delivery", "simulate_budget_spend"}

@@ -62,7 +62,11 @@ func (c *Controller) sandboxBuy(ctx context.Context, publisher string, p product
 	} else if !ok || id == "" {
 		return mediabuy.Buy{}, fail(InvalidParams, "params.media_buy_id is required")
 	}
-	b, err := c.Store.Buy(ctx, publisher, id)
+	scope, f := c.buyScope(ctx, publisher, p, req.Account)
+	if f != nil {
+		return mediabuy.Buy{}, f
+	}
+	b, err := c.Store.Buy(ctx, publisher, scope.Stored(id))
 	switch {
 	case errors.Is(err, store.ErrNotFound) || (err == nil && (b.Principal != p.ID || !b.Sandbox)):
 		return b, fail(NotFound, "no sandbox media buy %q for these credentials", id)
@@ -70,6 +74,23 @@ func (c *Controller) sandboxBuy(ctx context.Context, publisher string, p product
 		return b, fail(InternalError, "the media buy could not be read")
 	}
 	return b, nil
+}
+
+// buyScope is the namespace of the buy ids a controller call names, drawn
+// as the media-buy tasks draw it (buying.BuyScope): a sandbox principal's
+// own, else that of the sandbox account the call names.
+func (c *Controller) buyScope(ctx context.Context, publisher string, p products.Principal, ref *products.AccountRef) (mediabuy.Scope, *failure) {
+	if p.Sandbox || ref == nil {
+		return buying.BuyScope(products.Account{}, p), nil
+	}
+	a, err := (store.Accounts{Store: c.Store}).Resolve(ctx, publisher, p, ref)
+	switch {
+	case errors.Is(err, products.ErrAccountNotFound):
+		return "", nil
+	case err != nil:
+		return "", fail(InternalError, "the account could not be read")
+	}
+	return buying.BuyScope(a, p), nil
 }
 
 // simulateDelivery records sandbox delivery for a buy: the figures are the
@@ -148,23 +169,124 @@ func (c *Controller) simulateDelivery(ctx context.Context, publisher string, p p
 		}
 		day = d
 	}
+	return c.deliver(ctx, publisher, &b, m, day)
+}
+
+// deliver adds m to the buy's simulated delivery on day, allocated to its
+// live packages by budget, and answers with what was added and the buy's
+// delivery to date.
+func (c *Controller) deliver(ctx context.Context, publisher string, b *mediabuy.Buy, m mediabuy.Metrics, day adcp.Date) ([]kv, *failure) {
 	now := c.now()
 	var rows []mediabuy.Row
-	for id, part := range mediabuy.Allocate(&b, m) {
+	for id, part := range mediabuy.Allocate(b, m) {
 		rows = append(rows, mediabuy.Row{MediaBuyID: b.ID, PackageID: id, Date: day, Source: mediabuy.Simulated, Metrics: part, ReportedAt: now})
 	}
 	if len(rows) == 0 {
-		return nil, fail(InvalidParams, "media buy %q has no live package to deliver", b.ID)
+		return nil, fail(InvalidParams, "media buy %q has no live package to deliver", b.PublicID())
 	}
 	if err := c.Store.ReportDelivery(ctx, publisher, rows); err != nil {
 		return nil, fail(InternalError, "the delivery could not be stored")
 	}
+	total, f := c.delivered(ctx, publisher, b)
+	if f != nil {
+		return nil, f
+	}
+	return []kv{{"success", true}, {"simulated", simulated(m, b.Currency, day)}, {"cumulative", simulated(total, b.Currency, adcp.Date{})}}, nil
+}
+
+// delivered is the buy's delivery to date.
+func (c *Controller) delivered(ctx context.Context, publisher string, b *mediabuy.Buy) (mediabuy.Metrics, *failure) {
 	all, err := c.Store.Delivery(ctx, publisher, []string{b.ID})
 	if err != nil {
-		return nil, fail(InternalError, "the delivery could not be read")
+		return mediabuy.Metrics{}, fail(InternalError, "the delivery could not be read")
 	}
-	total := mediabuy.Sum(&b, all, mediabuy.Period{}).Totals
-	return []kv{{"success", true}, {"simulated", simulated(m, b.Currency, day)}, {"cumulative", simulated(total, b.Currency, adcp.Date{})}}, nil
+	return mediabuy.Sum(b, all, mediabuy.Period{}).Totals, nil
+}
+
+// simulateBudgetSpend spends a sandbox buy to a percentage of its budget:
+// simulated delivery today of the spend still missing, with the
+// impressions that spend buys at the packages' CPM rates. Account-level
+// budgets are not modelled, so the scenario takes a media buy only.
+func (c *Controller) simulateBudgetSpend(ctx context.Context, publisher string, p products.Principal, req *Request) ([]kv, *failure) {
+	if raw, ok := req.Params["account_id"]; ok && !isNull(raw) {
+		return nil, fail(InvalidParams, "params.account_id: this seller keeps budgets per media buy, not per account; name params.media_buy_id")
+	}
+	var pct *float64
+	if _, f := param(req, "spend_percentage", &pct); f != nil {
+		return nil, f
+	}
+	if pct == nil || *pct < 0 || *pct > 100 {
+		return nil, fail(InvalidParams, "params.spend_percentage is required, from 0 to 100")
+	}
+	b, f := c.sandboxBuy(ctx, publisher, p, req)
+	if f != nil {
+		return nil, f
+	}
+	spent, f := c.delivered(ctx, publisher, &b)
+	if f != nil {
+		return nil, f
+	}
+	var m mediabuy.Metrics
+	if missing := mediabuy.Round(b.TotalBudget()**pct/100 - spent.Spend); missing > 0 {
+		m.Spend = missing
+		m.Impressions = impressionsFor(&b, missing)
+	}
+	return c.deliver(ctx, publisher, &b, m, adcp.DateOf(c.now()))
+}
+
+// impressionsFor is what spend buys across the buy's live packages, shared
+// by budget, at their CPM rates (none for a package priced otherwise).
+func impressionsFor(b *mediabuy.Buy, spend float64) int64 {
+	total := b.TotalBudget()
+	if total <= 0 {
+		return 0
+	}
+	var n float64
+	for i := range b.Packages {
+		pk := &b.Packages[i]
+		if pk.Live() && pk.PricingModel == "cpm" && pk.Rate > 0 {
+			n += spend * pk.Budget / total / pk.Rate * 1000
+		}
+	}
+	return int64(n)
+}
+
+// forceMediaBuyStatus moves a sandbox buy to a status, as the seller's own
+// systems would (trafficking going live, a flight ending, a rejection):
+// forward along the lifecycle and between active and paused, never out of
+// a terminal status (INVALID_TRANSITION, with the current status).
+func (c *Controller) forceMediaBuyStatus(ctx context.Context, publisher string, p products.Principal, req *Request) ([]kv, *failure) {
+	var name string
+	if ok, f := param(req, "status", &name); f != nil {
+		return nil, f
+	} else if !ok {
+		return nil, fail(InvalidParams, "params.status is required")
+	}
+	to, ok := mediabuy.ParseStatus(name)
+	if !ok {
+		return nil, fail(InvalidParams, "params.status must be a media buy status")
+	}
+	b, f := c.sandboxBuy(ctx, publisher, p, req)
+	if f != nil {
+		return nil, f
+	}
+	now := c.now()
+	revision := b.Revision
+	from, ok := b.Force(now, to)
+	if !ok {
+		return nil, &failure{code: InvalidTransition, detail: fmt.Sprintf("media buy %s is %s, which cannot become %s", b.PublicID(), from, to), current: string(from)}
+	}
+	if from != to {
+		b.Revision, b.UpdatedAt = revision+1, now
+		ev := mediabuy.Event{Revision: b.Revision, At: now, Actor: "compliance", Action: "forced", Summary: fmt.Sprintf("%s to %s", from, to)}
+		switch err := c.Store.UpdateBuy(ctx, publisher, b, revision, []mediabuy.Event{ev}); {
+		case errors.Is(err, store.ErrConflict):
+			return nil, fail(InvalidState, "media buy %s changed meanwhile; force its status again", b.PublicID())
+		case err != nil:
+			return nil, fail(InternalError, "the media buy could not be updated")
+		}
+	}
+	return []kv{{"success", true}, {"previous_state", string(from)}, {"current_state", string(to)}}, nil
 }
 
 func simulated(m mediabuy.Metrics, currency string, day adcp.Date) map[string]any {
@@ -266,6 +388,13 @@ func (c *Controller) seedMediaBuy(ctx context.Context, publisher string, p produ
 	if f != nil {
 		return nil, f
 	}
+	if !sandbox {
+		return nil, fail(Forbidden, "params.fixture.account must name a sandbox account these credentials may use")
+	}
+	// The fixture's id is the caller's: it names the buy within the
+	// caller's sandbox, as get_media_buys and the other tasks will.
+	public := id
+	id = buying.BuyScope(products.Account{Key: acctKey, Sandbox: sandbox}, p).Stored(id)
 	var catalogue *products.Catalogue
 	if len(fx.Packages) > 0 {
 		snap, err := c.Snaps.SeededSnapshot(ctx, publisher, p.ID)
@@ -334,7 +463,7 @@ func (c *Controller) seedMediaBuy(ctx context.Context, publisher string, p produ
 		// Seeding again (a new run) replaces the caller's own fixture.
 		old, rerr := c.Store.Buy(ctx, publisher, id)
 		if rerr != nil || old.Principal != p.ID {
-			return nil, fail(InvalidParams, "media buy %q exists and is not this caller's fixture", id)
+			return nil, fail(InvalidParams, "media buy %q exists and is not this caller's fixture", public)
 		}
 		b.Revision = old.Revision + 1
 		created.Revision, created.Action = b.Revision, "reseeded"
@@ -343,7 +472,7 @@ func (c *Controller) seedMediaBuy(ctx context.Context, publisher string, p produ
 	if err != nil {
 		return nil, fail(InternalError, "the fixture could not be stored")
 	}
-	return []kv{{"success", true}, {"message", fmt.Sprintf("Media buy %s seeded (%s).", id, status)}}, nil
+	return []kv{{"success", true}, {"message", fmt.Sprintf("Media buy %s seeded (%s).", public, status)}}, nil
 }
 
 // fixtureAccount resolves a fixture's account for the sandbox caller.
@@ -398,7 +527,7 @@ func (c *Controller) forceAccountStatus(ctx context.Context, publisher string, p
 	}
 	previous := t.Status
 	if previous == "rejected" || previous == "closed" {
-		return nil, &failure{InvalidTransition, "account " + id + " is " + previous + ", which is final"}
+		return nil, &failure{code: InvalidTransition, detail: "account " + id + " is " + previous + ", which is final", current: previous}
 	}
 	t.Status, t.Revision, t.UpdatedAt = status, t.Revision+1, c.now()
 	if err := c.Store.PutAccountTerms(ctx, publisher, t); err != nil {

@@ -174,3 +174,86 @@ func TestSeedAccountsAndPage(t *testing.T) {
 		t.Errorf("the minimal fixture reads back as %s", read)
 	}
 }
+
+// TestForceMediaBuyStatusAndBudgetSpend drives a sandbox buy through the
+// lifecycle with force_media_buy_status, as deterministic_testing does,
+// and spends its budget with simulate_budget_spend; get_media_buys and
+// get_media_buy_delivery report what the controller did.
+func TestForceMediaBuyStatusAndBudgetSpend(t *testing.T) {
+	env := testenv.Start(t, "--sandbox")
+	cs := kittest.Connect(t, env.BaseURL, kittest.Kit)
+	kittest.MustSucceed(t, kittest.Control(t, cs, "seed_product", `{"product_id":"fs_product","fixture":{"channels":["display"],"format_options":[{"format_option_id":"display_300x250","format_kind":"image","params":{"width":300,"height":250}}]}}`))
+	kittest.MustSucceed(t, kittest.Control(t, cs, "seed_pricing_option", `{"product_id":"fs_product","pricing_option_id":"fs_pricing","fixture":{"pricing_model":"cpm","currency":"USD","fixed_price":10}}`))
+	_, created := kittest.Call(t, cs, "create_media_buy", `{"adcp_version":"3.2-beta.5","idempotency_key":"force-status-buy-0001","account":`+acmeSandbox+`,"brand":{"domain":"acmeoutdoor.example"},`+
+		`"start_time":"asap","end_time":"2099-06-30T23:59:59Z","packages":[{"product_id":"fs_product","pricing_option_id":"fs_pricing","budget":10000}]}`)
+	id, _ := kittest.Decode(t, created)["media_buy_id"].(string)
+	if id == "" {
+		t.Fatalf("create_media_buy = %s", created)
+	}
+	status := func() string {
+		t.Helper()
+		_, got := kittest.Call(t, cs, "get_media_buys", `{"adcp_version":"3.2-beta.5","account":`+acmeSandbox+`,"media_buy_ids":["`+id+`"]}`)
+		return kittest.Decode(t, got)["media_buys"].([]any)[0].(map[string]any)["status"].(string)
+	}
+	force := func(to string) map[string]any {
+		return kittest.Control(t, cs, "force_media_buy_status", `{"media_buy_id":"`+id+`","status":"`+to+`"}`)
+	}
+	if s := status(); s != "pending_creatives" {
+		t.Fatalf("the new buy is %s, want pending_creatives (no creative assigned)", s)
+	}
+	if m := force("active"); m["success"] != true || m["previous_state"] != "pending_creatives" || m["current_state"] != "active" {
+		t.Errorf("force active = %v", m)
+	}
+	if s := status(); s != "active" {
+		t.Errorf("after forcing active the buy reads %s", s)
+	}
+
+	// The budget spent to 95%, then to 100%; asking for less spends nothing.
+	spend := func(pct string) map[string]any {
+		return kittest.Control(t, cs, "simulate_budget_spend", `{"media_buy_id":"`+id+`","spend_percentage":`+pct+`}`)
+	}
+	for _, step := range []struct {
+		pct         string
+		added, kept float64
+	}{{"95", 9500, 9500}, {"100", 500, 10000}, {"50", 0, 10000}} {
+		m := spend(step.pct)
+		kittest.MustSucceed(t, m)
+		added := m["simulated"].(map[string]any)["reported_spend"].(map[string]any)["amount"]
+		total := m["cumulative"].(map[string]any)["reported_spend"].(map[string]any)["amount"]
+		if added != step.added || total != step.kept {
+			t.Errorf("simulate_budget_spend %s%% = %v", step.pct, m)
+		}
+	}
+	_, got := kittest.Call(t, cs, "get_media_buy_delivery", `{"adcp_version":"3.2-beta.5","account":`+acmeSandbox+`,"media_buy_ids":["`+id+`"]}`)
+	spectest.Validate(t, "media-buy/get-media-buy-delivery-response.json", got)
+	if totals := kittest.Decode(t, got)["media_buy_deliveries"].([]any)[0].(map[string]any)["totals"].(map[string]any); totals["spend"] != 10000.0 || totals["impressions"] != 1e6 {
+		t.Errorf("delivery totals = %v, want the whole 10000 spent on a million impressions at 10 CPM", totals)
+	}
+	for _, params := range []string{
+		`{"media_buy_id":"` + id + `","spend_percentage":120}`,
+		`{"media_buy_id":"` + id + `"}`,
+		`{"account_id":"acct_1","spend_percentage":50}`,
+	} {
+		if m := kittest.Control(t, cs, "simulate_budget_spend", params); m["error"] != "INVALID_PARAMS" {
+			t.Errorf("simulate_budget_spend %s = %v, want INVALID_PARAMS", params, m)
+		}
+	}
+
+	if m := force("completed"); m["success"] != true || m["previous_state"] != "active" {
+		t.Errorf("force completed = %v", m)
+	}
+	if s := status(); s != "completed" {
+		t.Errorf("after forcing completed the buy reads %s", s)
+	}
+	m := force("active")
+	if m["error"] != "INVALID_TRANSITION" || m["current_state"] != "completed" {
+		t.Errorf("forcing a completed buy active = %v, want INVALID_TRANSITION from completed", m)
+	}
+	if m := force("sold"); m["error"] != "INVALID_PARAMS" {
+		t.Errorf("an unknown status = %v, want INVALID_PARAMS", m)
+	}
+	other := kittest.Connect(t, env.BaseURL, kittest.OtherKit)
+	if m := kittest.Control(t, other, "force_media_buy_status", `{"media_buy_id":"`+id+`","status":"paused"}`); m["error"] != "NOT_FOUND" {
+		t.Errorf("another principal forcing this buy = %v, want NOT_FOUND", m)
+	}
+}

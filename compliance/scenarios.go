@@ -199,7 +199,7 @@ func (c *Controller) completeTask(ctx context.Context, publisher string, p produ
 	previous := t.Status
 	t, err = c.Store.FinishTask(ctx, publisher, owner, id, status, raw, c.now())
 	if errors.Is(err, store.ErrConflict) {
-		return nil, &failure{InvalidTransition, "task " + id + " has already finished"}
+		return nil, &failure{code: InvalidTransition, detail: "task " + id + " has already finished"}
 	}
 	if err != nil {
 		return nil, fail(InternalError, "the task could not be finished")

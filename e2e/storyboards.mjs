@@ -1,6 +1,7 @@
 // Runs official AdCP storyboards against a running storefront with an
 // @adcp/sdk storyboard runner, and fails on any failed check except the
-// ones named below.
+// ones storyboards.json excuses for this runner (the fixed runner excuses
+// none).
 //
 // Each storyboard file is loaded the way `adcp storyboard run --file` loads
 // it (loadStoryboardFile) and run with runStoryboard, because the CLI's
@@ -11,12 +12,14 @@
 // with the runner's label and the storyboard's id appended; any demo- key
 // is a sandbox principal):
 // the runner seeds fixtures with no run id, and a principal's seeds are its
-// sandbox catalogue, so storyboards sharing one would see each other's
-// fixtures.
+// sandbox catalogue and media buys, so storyboards sharing one would see
+// each other's fixtures. Two labels running one storyboard against one
+// server are two principals seeding the same fixture ids.
 //
 // usage: node storyboards.mjs --url http://127.0.0.1:PORT/mcp --token KEY
 //        --spec ../../shared/adcp-spec/compliance [--runner DIR] [--strict]
-//        [--label NAME] [--report] [--jwks URL] --out result.json FILE...
+//        [--label NAME] [--report] [--jwks URL] --out result.json
+//        (--select stock|fixed|again|all | FILE...)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -54,9 +57,24 @@ const strict = flag('--strict');
 // --report: print and record the results, but exit 0 whatever they are
 // (for the README's table).
 const report = flag('--report');
-const files = args;
-if (!url || !token || !spec || files.length === 0) {
-  console.error('usage: node storyboards.mjs --url URL --token KEY --spec DIR [--runner DIR] [--strict] [--label NAME] [--report] [--jwks URL] [--out FILE] [--protocol mcp|a2a] FILE...');
+// --select NAME runs the storyboards.json list NAME: stock or fixed (what
+// the test command runs on that runner), again (the seeded media-buy
+// storyboards a second principal runs against the same server), or all
+// (every storyboard --report runs).
+const select = opt('--select');
+// runner is the runner whose excuses apply: the fixed copy excuses none.
+const runner = runnerDir ? 'fixed' : 'stock';
+const here = path.dirname(new URL(import.meta.url).pathname);
+const catalogue = JSON.parse(readFileSync(path.join(here, 'storyboards.json'), 'utf8'));
+const selected = (name) => catalogue.storyboards.filter(e => e.file && ({
+  stock: e.run === 'stock' || e.run === 'both',
+  fixed: e.run === 'fixed' || e.run === 'both',
+  again: e.again === true,
+  all: e.run !== 'none' || e.report === true,
+})[name]);
+const files = select ? selected(select).map(e => path.join(spec, e.file)) : args;
+if (!url || !token || !spec || files.length === 0 || (select && !['stock', 'fixed', 'again', 'all'].includes(select))) {
+  console.error('usage: node storyboards.mjs --url URL --token KEY --spec DIR [--runner DIR] [--strict] [--label NAME] [--report] [--jwks URL] [--out FILE] [--protocol mcp|a2a] (--select stock|fixed|again|all | FILE...)');
   process.exit(2);
 }
 
@@ -65,84 +83,10 @@ const { loadStoryboardFile, runStoryboard } = require('@adcp/sdk/testing');
 const { HttpsJwksResolver } = require('@adcp/sdk/signing/server');
 const YAML = require('yaml');
 
-// Tolerated failures of the stock runner, each named exactly. @adcp/sdk
-// 6.11.0 decides response_schema with its bundled AdCP 3.0.6 get_products
-// schema, which requires products[] on every arm:
-//  - the 3.2 GetProductsRejected payload has no products (it must not);
-//  - the async Submitted envelope has no products (it must not either;
-//    get-products-async-response-submitted.json forbids them). The runner
-//    then skips the storyboard's later, stateful steps, which the Go tests
-//    (agent/async_test.go) and e2e/async_test.go cover instead.
-// The Go tests validate both payloads against the official 3.2 schemas.
-//
-// Media buys, where 6.11.0 cannot grade what the storyboard asks:
-//  - it ignores a phase's requires_capability, so the media_buy_seller
-//    baseline runs its buyer_selected phases against a seller that
-//    declares seller-assigned account timezones; their first step looks
-//    for account.timezone.supported_timezones, which such a seller must
-//    not declare (core/account-timezone-capability.json), and the rest of
-//    those phases cascade-skip;
-//  - its create_media_buy request builder replaces the storyboard's
-//    account with the test kit's default, so the submitted task lands
-//    under another account than the one create_media_buy_async_lifecycle
-//    polls (tasks are visible to their account and principal only, as the
-//    controller contract requires), and it has no schema for
-//    get_task_status; agent/mediabuy_test.go runs that lifecycle with one
-//    account instead;
-//  - it treats the storyboard product and pricing ids test-product and
-//    test-pricing as placeholders to fill from discovery, and the
-//    deterministic-testing media-buy phases discover nothing, so it sends
-//    pricing_option_id "default" for the fixture it seeded as
-//    test-pricing; the buy is rightly refused and those phases' later
-//    steps cascade-skip (they would go on to force_media_buy_status and
-//    simulate_budget_spend, which this seller does not implement, and
-//    to simulate_delivery, which compliance/mediabuys_test.go covers);
-//  - read_filter_behavior's reject_empty_delivery_range expects the
-//    VALIDATION_ERROR answer but does not mark the step expect_error, so
-//    the runner counts the error it asked for as a failed step; its own
-//    checks (response_schema, errors[0].code, errors[0].field) pass.
-//  - idempotency's create_media_buy steps name the seeded fixture
-//    test-product / test-pricing, which the runner's request builder treats
-//    as placeholders as above and sends with pricing_option_id "default";
-//    the first buy is rightly refused, so no media_buy_id is captured and
-//    the replay, conflict and fresh-key phases cascade-skip (the missing-key
-//    phase passes; agent/mediabuy_test.go TestMediaBuyIdempotency and
-//    storetest cover the rest);
-//  - invalid_transitions' setup buys a fixed 5000 of whatever product its
-//    discovery ranks first; for its brief (outdoor lifestyle display,
-//    fixed price) the demo catalogue's first match is the homepage
-//    takeover, whose pricing needs 15000 per package, so the buy is rightly
-//    refused BUDGET_TOO_LOW and the later probes cascade-skip (the first
-//    probe, MEDIA_BUY_NOT_FOUND, passes; mediabuy/buy_test.go covers
-//    PACKAGE_NOT_FOUND and NOT_CANCELLABLE);
-//  - billing_gate_dispatch: the runner ignores a phase's
-//    requires_capability, so it runs capability_gate_operator (gated on
-//    supported_billing not containing operator, which this seller offers:
-//    the sync rightly succeeds) and per_agent_gate_reject (gated on
-//    supported_billing containing agent, which this seller does not offer:
-//    agent billing is rightly refused at the capability gate,
-//    BILLING_NOT_SUPPORTED with scope capability, which the
-//    capability_gate_agent phase grades and passes).
-const ALLOWED = new Set(strict ? [] : [
-  'media_buy_seller/get_products_rejected|rejected_discovery_response|get_products_rejected|response_schema',
-  'media_buy_seller/get_products_async|submitted_discovery_response|get_products_submitted|response_schema',
-  'media_buy_seller|buyer_selected_account_setup|discover_buyer_selected_timezone|field_present',
-  'media_buy_seller|buyer_selected_account_setup|discover_buyer_selected_timezone|capture_path_not_resolvable',
-  'media_buy_seller/create_media_buy_async_lifecycle|reconcile_submitted_task|get_submitted_media_buy_task|response_schema',
-  'media_buy_seller/create_media_buy_async_lifecycle|reconcile_submitted_task|get_submitted_media_buy_task|field_value',
-  'media_buy_seller/read_filter_behavior|delivery_boundaries|reject_empty_delivery_range|<step>',
-  'deterministic_testing|deterministic_media_buy|create_media_buy|capture_path_not_resolvable',
-  'deterministic_testing|deterministic_delivery|create_media_buy_for_delivery|capture_path_not_resolvable',
-  'deterministic_testing|deterministic_budget|create_media_buy_for_budget|capture_path_not_resolvable',
-  'media_buy_seller/invalid_transitions|setup|create_buy|field_present',
-  'media_buy_seller/invalid_transitions|setup|create_buy|capture_path_not_resolvable',
-  'idempotency|replay_same_payload|create_media_buy_initial|field_present',
-  'idempotency|replay_same_payload|create_media_buy_initial|capture_path_not_resolvable',
-  'billing_gate_dispatch|capability_gate_operator|sync_accounts_unsupported_operator_billing|field_value',
-  'billing_gate_dispatch|per_agent_gate_reject|sync_accounts_passthrough_rejects_agent|field_value',
-  'billing_gate_dispatch|per_agent_gate_reject|sync_accounts_passthrough_rejects_agent|field_present',
-  'billing_gate_dispatch|per_agent_gate_reject|sync_accounts_passthrough_rejects_agent|capture_path_not_resolvable',
-]);
+// The failure keys storyboards.json excuses on this runner, each with the
+// defect that causes it (none on the fixed runner, nor with --strict).
+const ALLOWED = new Map(strict || runner !== 'stock' ? [] : catalogue.storyboards.flatMap(e =>
+  (e.stock_excuses?.keys ?? []).map(k => [k, e.stock_excuses.defect])));
 
 // What the test kits leave to the agent under test. webhook-emission
 // drives "the operation the agent emits webhooks from"
@@ -169,38 +113,23 @@ const MUST_RUN = new Set([
   'webhook_emission|signature_validity|expect_signature_valid',
 ]);
 
-// Failures excused only while a named cause is observed in the run
-// itself, so that an excuse lapses the moment its cause does.
-//  - webhook_emission: 6.11.0 does not know the 3.2 step expect_no_webhook
-//    (it is not in WEBHOOK_ASSERTION_TASKS,
-//    dist/lib/testing/storyboard/webhook-assertions.js; the fixed copy
-//    keeps that), so runner.js dispatches it as an agent tool and skips it
-//    missing_tool. It is the success branch's contributing step, so no
-//    branch of synchronous_completion_handled contributes: the rejection
-//    branch, which this seller rightly does not take (it answers the
-//    wholesale read synchronously with products), stays failed, and so
-//    does the assertion over the branches. agent/curate_test.go checks what
-//    expect_no_webhook would (the read stays synchronous and sends none).
-const CONDITIONAL = [
-  {
-    keys: [
-      'webhook_emission|synchronous_completion_rejection_path|sync_get_products_with_webhook_config_reject|error_code',
-      'webhook_emission|synchronous_completion_assertion|assert_synchronous_completion_handled|any_of',
-    ],
-    steps: ['expect_sync_get_products_silence'],
-    why: '6.11.0 does not know the expect_no_webhook step, so the success branch cannot contribute',
+// Failures excused only while the run itself shows their cause, so that
+// an excuse lapses the moment its cause does (storyboards.json names them
+// under conditional). scenarios-enum: a get_adcp_capabilities
+// response_schema check failed by 6.11.0's bundled 3.0.6 schema on
+// compliance_testing.scenarios items alone, for an answer served at a later
+// release, whose schema lists any scenario.
+const CONDITIONS = {
+  'scenarios-enum': (step, v) => {
+    if (step.task !== 'get_adcp_capabilities' || v.check !== 'response_schema') return false;
+    const served = (v.response?.payload ?? step.response)?.adcp_version;
+    const errs = Array.isArray(v.actual) ? v.actual : [];
+    return typeof served === 'string' && !/^3\.0(-|$)/.test(served) && errs.length > 0 &&
+      errs.every(e => /^\/compliance_testing\/scenarios\/\d+$/.test(e.instance_path ?? ''));
   },
-];
-
-// causes lists the conditional excuses whose cause this result shows:
-// every one of their steps skipped as missing_tool.
-const causes = (result) => {
-  const steps = (result.phases ?? []).flatMap(p => p.steps ?? []);
-  return CONDITIONAL.filter(c => {
-    const found = steps.filter(s => c.steps.includes(s.step_id));
-    return found.length === c.steps.length && found.every(s => s.skipped && (s.skip_reason ?? s.skip?.reason) === 'missing_tool');
-  });
 };
+const conditional = strict ? [] : (catalogue.conditional ?? []).filter(c => c.runner === runner);
+const conditionOf = (step, v) => conditional.find(c => CONDITIONS[c.defect]?.(step, v))?.defect;
 
 function testKit(sb) {
   const rel = sb?.prerequisites?.test_kit;
@@ -231,9 +160,17 @@ for (const file of files) {
     // and no refetch cooldown, so a rotated key is found at once.
     webhook_signing: { jwks: new HttpsJwksResolver(jwks, { allowPrivateIp: true, minCooldownSeconds: 0 }) },
   });
-  const observed = causes(result);
   const row = { runner: label, file: path.relative(spec, file), storyboard: result.storyboard_id, passed: 0, failed: 0, skipped: 0, skips: {}, failures: [], excused: [] };
-  const excused = (key) => ALLOWED.has(key) || observed.some(c => c.keys.includes(key));
+  const rowUnexpected = [];
+  const fail = (k, defect) => {
+    row.failures.push(k.key);
+    if (defect) {
+      row.excused.push({ key: k.key, defect });
+      allowedSeen.push({ ...k, defect });
+    } else {
+      rowUnexpected.push(k);
+    }
+  };
   for (const phase of result.phases ?? []) {
     for (const step of phase.steps ?? []) {
       if (step.skipped) {
@@ -242,9 +179,7 @@ for (const file of files) {
         row.skips[why] = (row.skips[why] ?? 0) + 1;
         const id = `${result.storyboard_id}|${phase.phase_id}|${step.step_id}`;
         if (MUST_RUN.has(id)) {
-          const k = { key: `${id}|<skipped>`, detail: `skipped (${why}) but must run: ${step.skip?.detail ?? ''}` };
-          row.failures.push(k.key);
-          unexpected.push(k);
+          fail({ key: `${id}|<skipped>`, detail: `skipped (${why}) but must run: ${step.skip?.detail ?? ''}` });
         }
         continue;
       }
@@ -255,36 +190,31 @@ for (const file of files) {
       row.failed++;
       const base = `${result.storyboard_id}|${phase.phase_id}|${step.step_id}`;
       const bad = (step.validations ?? []).filter(v => !v.passed && v.severity !== 'advisory' && !v.not_applicable);
-      const keys = bad.length ? bad.map(v => ({ key: `${base}|${v.check}`, detail: v.error ?? v.description ?? '' }))
-        : [{ key: `${base}|<step>`, detail: step.error ?? 'step failed with no failed check' }];
-      for (const k of keys) {
-        row.failures.push(k.key);
-        if (excused(k.key)) {
-          row.excused.push(k.key);
-          allowedSeen.push(k);
-        } else {
-          unexpected.push(k);
-        }
+      if (!bad.length) {
+        const key = `${base}|<step>`;
+        fail({ key, detail: step.error ?? 'step failed with no failed check' }, ALLOWED.get(key));
+      }
+      for (const v of bad) {
+        const key = `${base}|${v.check}`;
+        fail({ key, detail: v.error ?? v.description ?? '' }, ALLOWED.get(key) ?? conditionOf(step, v));
       }
     }
   }
   for (const a of result.assertions ?? []) {
     if (!a.passed) {
-      const k = { key: `${result.storyboard_id}|assertion|${a.step_id ?? ''}|${a.assertion_id}`, detail: a.description ?? '' };
-      row.failures.push(k.key);
-      unexpected.push(k);
+      fail({ key: `${result.storyboard_id}|assertion|${a.step_id ?? ''}|${a.assertion_id}`, detail: a.description ?? '' });
     }
   }
   summary.push(row);
+  unexpected.push(...rowUnexpected);
   const skips = Object.entries(row.skips).map(([k, v]) => `${k}:${v}`).join(', ');
-  const excusedByCause = observed.filter(c => c.keys.some(k => row.failures.includes(k)));
-  const verdict = !row.failures.every(excused) ? 'FAIL' : excusedByCause.length ? 'EXCUSED' : 'PASS';
+  const verdict = rowUnexpected.length ? 'FAIL' : row.excused.length ? 'EXCUSED' : 'PASS';
   console.log(`[${label}] ${verdict} ${row.storyboard} (${row.file}): ${row.passed} passed, ${row.failed} failed, ${row.skipped} skipped${skips ? ' [' + skips + ']' : ''}`);
-  for (const c of excusedByCause) console.log(`[${label}]   ${c.why}`);
+  for (const d of new Set(row.excused.map(e => e.defect))) console.log(`[${label}]   excused: ${d}`);
 }
 
 writeFileSync(out, JSON.stringify({ runner: label, summary, unexpected, allowed: allowedSeen }, null, 2));
-for (const k of allowedSeen) console.log(`[${label}] excused failure: ${k.key}`);
+for (const k of allowedSeen) console.log(`[${label}] excused failure (${k.defect}): ${k.key}`);
 if (unexpected.length) {
   console.log(`\n[${label}] ${unexpected.length} unexpected failure(s):`);
   for (const k of unexpected) console.log(`  ${k.key}: ${String(k.detail).slice(0, 400)}`);

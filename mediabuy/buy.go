@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/storefront/storefront/adcp"
@@ -66,6 +67,10 @@ type Buy struct {
 	// Held is the buyer's pause: delivery held once nothing else blocks it.
 	Held     bool          `json:"held,omitempty"`
 	Canceled *Cancellation `json:"canceled,omitempty"`
+	// Forced is a status the compliance controller put a sandbox buy in
+	// (force_media_buy_status) that its facts alone would not give; the
+	// flight's end and a cancellation still prevail.
+	Forced Status `json:"forced_status,omitempty"`
 
 	Packages []Package `json:"packages"`
 
@@ -189,15 +194,17 @@ func (b *Buy) Package(id string) *Package {
 }
 
 // Status derives the buy's status at now: canceled; completed once the
-// flight has ended; pending_creatives while a live package has no
-// creative; pending_start before the flight; paused while the buyer holds
-// it; else active.
+// flight has ended; the status the compliance controller forced, if any;
+// pending_creatives while a live package has no creative; pending_start
+// before the flight; paused while the buyer holds it; else active.
 func (b *Buy) Status(now time.Time) Status {
 	switch {
 	case b.Canceled != nil:
 		return Canceled
 	case !now.Before(b.End):
 		return Completed
+	case b.Forced != "":
+		return b.Forced
 	case b.missingCreatives():
 		return PendingCreatives
 	case now.Before(b.Start):
@@ -258,6 +265,9 @@ func (b *Buy) Pause(now time.Time) *Refusal {
 		return stateRefusal(adcp.InvalidState, s, "pause")
 	}
 	b.Held = true
+	if b.Forced == Active {
+		b.Forced = Paused
+	}
 	return nil
 }
 
@@ -267,7 +277,49 @@ func (b *Buy) Resume(now time.Time) *Refusal {
 		return stateRefusal(adcp.InvalidState, s, "resume")
 	}
 	b.Held = false
+	if b.Forced == Paused {
+		b.Forced = Active
+	}
 	return nil
+}
+
+// forceable are the statuses each status may be forced to: forward along
+// the lifecycle, between active and paused, and never out of a terminal
+// status (state-machine.yaml).
+var forceable = map[Status][]Status{
+	PendingCreatives: {PendingStart, Active, Paused, Completed, Rejected, Canceled},
+	PendingStart:     {Active, Paused, Completed, Rejected, Canceled},
+	Active:           {Paused, Completed, Canceled},
+	Paused:           {Active, Completed, Canceled},
+}
+
+// Force puts a sandbox buy in status to at now, as the compliance
+// controller's force_media_buy_status does, and returns the status it
+// left. Completed ends the flight now and canceled cancels it (as the
+// seller); the other statuses hold until the flight ends or the buyer
+// pauses or resumes. A transition the lifecycle does not allow is refused
+// with the current status, and forcing the current status changes nothing.
+func (b *Buy) Force(now time.Time, to Status) (Status, bool) {
+	from := b.Status(now)
+	if from == to {
+		return from, true
+	}
+	if !slices.Contains(forceable[from], to) {
+		return from, false
+	}
+	switch to {
+	case Completed:
+		b.End, b.Forced = now.UTC(), ""
+		if b.Start.After(b.End) {
+			b.Start = b.End
+		}
+	case Canceled:
+		b.Canceled = &Cancellation{At: now.UTC(), By: "seller", Reason: "forced by the compliance controller"}
+	default:
+		b.Forced = to
+		b.Held = to == Paused
+	}
+	return from, true
 }
 
 // Cancel ends the buy. Canceling a terminal buy is NOT_CANCELLABLE: the

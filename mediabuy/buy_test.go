@@ -210,3 +210,56 @@ func TestSumIsHalfOpen(t *testing.T) {
 		t.Errorf("Sum over everything = %d impressions, want 700", all.Totals.Impressions)
 	}
 }
+
+// TestForce: the compliance controller moves a buy forward along the
+// lifecycle and between active and paused, never out of a terminal status;
+// a forced status holds until the flight ends, and the buyer's pause and
+// resume move it between active and paused.
+func TestForce(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	fresh := func() Buy {
+		// No creatives: its facts make it pending_creatives.
+		return Buy{Start: now.AddDate(0, 0, 1), End: now.AddDate(0, 1, 0), Packages: []Package{{ID: "p1", Budget: 100}}}
+	}
+	b := fresh()
+	if s := b.Status(now); s != PendingCreatives {
+		t.Fatalf("fresh buy is %s", s)
+	}
+	if from, ok := b.Force(now, Active); !ok || from != PendingCreatives || b.Status(now) != Active {
+		t.Fatalf("Force(active) = %s, %v; status %s", from, ok, b.Status(now))
+	}
+	if r := b.Pause(now); r != nil || b.Status(now) != Paused || !b.Held {
+		t.Errorf("pausing a forced-active buy: %v, status %s", r, b.Status(now))
+	}
+	if r := b.Resume(now); r != nil || b.Status(now) != Active {
+		t.Errorf("resuming it: %v, status %s", r, b.Status(now))
+	}
+	if _, ok := b.Force(now, PendingStart); ok {
+		t.Error("an active buy was forced back to pending_start")
+	}
+	if from, ok := b.Force(now, Completed); !ok || from != Active || b.Status(now) != Completed || b.Start.After(b.End) {
+		t.Fatalf("Force(completed) = %s, %v; status %s, flight %v..%v", from, ok, b.Status(now), b.Start, b.End)
+	}
+	for _, to := range []Status{Active, Paused, Canceled} {
+		if from, ok := b.Force(now, to); ok || from != Completed {
+			t.Errorf("Force(%s) from completed = %s, %v; want refused", to, from, ok)
+		}
+	}
+	if from, ok := b.Force(now, Completed); !ok || from != Completed {
+		t.Errorf("forcing the current status = %s, %v; want a no-op", from, ok)
+	}
+	c := fresh()
+	if _, ok := c.Force(now, Canceled); !ok || c.Status(now) != Canceled || c.Canceled.By != "seller" {
+		t.Errorf("Force(canceled): status %s, %+v", c.Status(now), c.Canceled)
+	}
+	r := fresh()
+	if _, ok := r.Force(now, Rejected); !ok || !r.Status(now).Terminal() {
+		t.Errorf("Force(rejected): status %s", r.Status(now))
+	}
+	// A forced status yields to the flight's end.
+	a := fresh()
+	a.Force(now, Active)
+	if s := a.Status(a.End); s != Completed {
+		t.Errorf("a forced-active buy after its flight is %s, want completed", s)
+	}
+}

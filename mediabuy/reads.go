@@ -17,7 +17,8 @@ const (
 	MaxHistory      = 1000
 )
 
-// Query selects buys: by ids, by status, or both (conjunctively).
+// Query selects buys: by ids (as buyers know them, see Buy.PublicID), by
+// status, or both (conjunctively).
 type Query struct {
 	IDs      []string
 	Statuses []Status
@@ -25,7 +26,7 @@ type Query struct {
 
 // Match reports whether b, at now, is selected by q.
 func (q Query) Match(b *Buy, now time.Time) bool {
-	if len(q.IDs) > 0 && !contains(q.IDs, b.ID) {
+	if len(q.IDs) > 0 && !contains(q.IDs, b.PublicID()) {
 		return false
 	}
 	if len(q.Statuses) == 0 {

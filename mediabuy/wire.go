@@ -111,7 +111,7 @@ func RootStatus(v adcp.Version, s Status) string {
 // Created writes the success answer for a new buy at now.
 func Created(v adcp.Version, b *Buy, now time.Time, ctx json.RawMessage) ([]byte, error) {
 	w := CreatedWire{
-		Status: RootStatus(v, b.Status(now)), AdcpVersion: v.String(), MediaBuyID: b.ID, Name: b.Name,
+		Status: RootStatus(v, b.Status(now)), AdcpVersion: v.String(), MediaBuyID: b.PublicID(), Name: b.Name,
 		MediaBuyStatus: b.Status(now), ConfirmedAt: Stamp(b.ConfirmedAt), Revision: b.Revision,
 		Currency: b.Currency, TotalBudget: b.TotalBudget(), Pacing: b.Pacing, ValidActions: b.ValidActions(now),
 		Sandbox: b.Sandbox, Context: ctx,
@@ -143,7 +143,7 @@ type UpdatedWire struct {
 // Updated writes the success answer for an update applied at now.
 func Updated(v adcp.Version, b *Buy, affected []string, now time.Time, ctx json.RawMessage) ([]byte, error) {
 	w := UpdatedWire{
-		Status: RootStatus(v, b.Status(now)), AdcpVersion: v.String(), MediaBuyID: b.ID, Name: b.Name, MediaBuyStatus: b.Status(now),
+		Status: RootStatus(v, b.Status(now)), AdcpVersion: v.String(), MediaBuyID: b.PublicID(), Name: b.Name, MediaBuyStatus: b.Status(now),
 		Revision: b.Revision, Currency: b.Currency, TotalBudget: b.TotalBudget(), Pacing: b.Pacing,
 		ImplementationDate: Stamp(now), AffectedPackages: []PackageWire{}, ValidActions: b.ValidActions(now),
 		Sandbox: b.Sandbox, Context: ctx,
@@ -192,7 +192,7 @@ type HistoryWire struct {
 // history entries first.
 func (b *Buy) Wire(now time.Time, history []Event) MediaBuyWire {
 	w := MediaBuyWire{
-		MediaBuyID: b.ID, Name: b.Name, Status: b.Status(now), StatusAsOf: Stamp(b.StatusSince(now)),
+		MediaBuyID: b.PublicID(), Name: b.Name, Status: b.Status(now), StatusAsOf: Stamp(b.StatusSince(now)),
 		Currency: b.Currency, TotalBudget: b.TotalBudget(), Pacing: b.Pacing,
 		StartTime: Stamp(b.Start), EndTime: Stamp(b.End), ConfirmedAt: Stamp(b.ConfirmedAt),
 		Cancellation: cancellation(b.Canceled), Revision: b.Revision, CreatedAt: Stamp(b.CreatedAt),
@@ -318,7 +318,7 @@ func Report(v adcp.Version, buys []BuyDelivery, currency string, start, end time
 		Currency: currency, Deliveries: []BuyWire{}, Sandbox: sandbox, Context: ctx,
 	}
 	for _, bd := range buys {
-		bw := BuyWire{MediaBuyID: bd.Buy.ID, Status: bd.Buy.Status(now), Totals: bd.Totals.wire(), ByPackage: []PackageDWire{}}
+		bw := BuyWire{MediaBuyID: bd.Buy.PublicID(), Status: bd.Buy.Status(now), Totals: bd.Totals.wire(), ByPackage: []PackageDWire{}}
 		models := map[string]bool{}
 		for _, pd := range bd.Packages {
 			p := pd.Package

@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
 # Runs the official AdCP storyboards that concern this seller against the
-# real storefront binary in sandbox mode, on two runners:
+# real storefront binary in sandbox mode, on two runners, as
+# e2e/storyboards.json lists them:
 #
 #  - STOCK: @adcp/sdk 6.11.0 as pinned in e2e/package-lock.json, on the
-#    storyboards it can grade. It fails on any failed check but the
-#    runner-side schema-selection checks named in e2e/storyboards.mjs.
-#  - FIXED: the copy of the same runner that
-#    ../shared/tools/adcp-runner-fixes/build.sh builds (into .cache/, which
-#    git ignores) with four runner defects worked around, on the storyboards
-#    those defects keep the stock runner from grading. No failure is
-#    tolerated but the ones named in e2e/storyboards.mjs, each only while
-#    the run shows its cause (a 3.2 step 6.11.0 does not know).
+#    storyboards it can grade. It fails on any failed check but the ones
+#    storyboards.json excuses, each for a named defect.
+#  - FIXED: the same runner with its defects worked around: the copy
+#    ../shared/tools/adcp-runner-fixes/build.sh builds, with this project's
+#    e2e/runner-fixes.diff applied on top, in .cache/ (which git ignores),
+#    on the storyboards the stock runner cannot grade. No failure is
+#    tolerated.
 #
-# The README's storyboard table says which storyboard runs where and why.
-# scripts/test.sh calls this; it can also run alone. --report runs every
-# storyboard on both runners and records the results without failing (for
-# the README's table).
+# The seeded media-buy storyboards run once more on the stock runner as
+# another principal against the same server, as a second run of the list
+# would: each sandbox seeds the same fixture ids.
+#
+# The README's storyboard table says which storyboard runs where and why;
+# a run checks the table's cells for what it ran, so the table cannot
+# drift. scripts/test.sh calls this; it can also run alone. --report runs
+# every storyboard on both runners without failing and rewrites the
+# README's table from the results (also kept in .cache/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +32,7 @@ if [ ! -d "$C" ]; then
   exit 1
 fi
 C="$(cd "$C" && pwd)"
+SCHEMAS="$(cd "$SPEC/schemas" && pwd)"
 if [ ! -d e2e/node_modules/@adcp/sdk ]; then
   (cd e2e && npm ci --no-audit --no-fund --loglevel=error)
 fi
@@ -34,70 +40,23 @@ if [ ! -x "$FIXES/build.sh" ]; then
   echo "the runner fixes are not at $FIXES (build.sh): cannot build the fixed runner" >&2
   exit 1
 fi
-FIXED_DIR="$PWD/.cache/adcp-runner-fixed"
-"$FIXES/build.sh" "$FIXED_DIR" >/dev/null
+# One folder per version of the two patch sets, so that a changed patch
+# gets a fresh copy rather than one patched twice.
+sum="$(cat "$FIXES/fixes.diff" e2e/runner-fixes.diff | sha256sum | cut -c1-12)"
+FIXED_DIR="$PWD/.cache/adcp-runner-fixed-$sum"
+if [ ! -f "$FIXED_DIR/.patched" ]; then
+  "$FIXES/build.sh" "$FIXED_DIR" >/dev/null
+  patch -s -p1 -N -d "$FIXED_DIR" < e2e/runner-fixes.diff
+  grep -q 'PATCH(storefront)' "$FIXED_DIR/node_modules/@adcp/sdk/dist/lib/testing/storyboard/runner.js" ||
+    { echo "e2e/runner-fixes.diff did not apply to $FIXED_DIR" >&2; exit 1; }
+  touch "$FIXED_DIR/.patched"
+fi
 
-# The stock runner grades these.
-STOCK=(
-  protocols/media-buy/scenarios/get_products_rejected.yaml
-  protocols/media-buy/scenarios/get_products_async.yaml
-  universal/deterministic-testing.yaml
-  universal/error-compliance.yaml
-  universal/version-negotiation.yaml
-  universal/capability-discovery.yaml
-  universal/v3-envelope-integrity.yaml
-  universal/comply-controller-mode-gate.yaml
-  universal/read-tool-idempotency.yaml
-  universal/schema-validation.yaml
-  # The media_buy_seller baseline and the scenarios it requires whose
-  # capability gate this seller declares (or that have none it fails);
-  # the README's storyboard table says why each of the others is not run.
-  protocols/media-buy/index.yaml
-  protocols/media-buy/scenarios/delivery_reporting.yaml
-  protocols/media-buy/scenarios/invalid_transitions.yaml
-  protocols/media-buy/scenarios/read_filter_behavior.yaml
-  protocols/media-buy/scenarios/total_budget_redistribution.yaml
-  protocols/media-buy/scenarios/measurement_terms_rejected.yaml
-  protocols/media-buy/scenarios/account_timezone_seller_assigned.yaml
-  protocols/media-buy/scenarios/create_media_buy_async.yaml
-  protocols/media-buy/scenarios/create_media_buy_async_lifecycle.yaml
-  # Gated on capabilities this seller declares false: the runner must skip
-  # them on the declaration alone.
-  protocols/media-buy/scenarios/measurement_terms_accepted.yaml
-  protocols/media-buy/scenarios/inventory_list_targeting.yaml
-  protocols/media-buy/scenarios/inventory_list_no_match.yaml
-  protocols/media-buy/scenarios/demographic_targeting.yaml
-  protocols/media-buy/scenarios/inline_creatives_without_sync.yaml
-  protocols/media-buy/scenarios/creative_fate_after_cancellation.yaml
-  protocols/media-buy/scenarios/seller_optimized_budget.yaml
-  protocols/media-buy/scenarios/catalog_item_availability_updates.yaml
-  protocols/media-buy/scenarios/account_timezone_seller_fixed.yaml
-  protocols/media-buy/scenarios/account_timezone_buyer_selected.yaml
-  protocols/media-buy/scenarios/typed_proposal_negotiation.yaml
-  # Universal storyboards that grade the media-buy and account tools.
-  universal/idempotency.yaml
-  universal/get-media-buys-pagination-integrity.yaml
-  universal/pagination-integrity-list-accounts.yaml
-  universal/billing-gate-dispatch.yaml
-  universal/account-identity-reconciliation.yaml
-)
-# The stock runner cannot grade these (the defect, per storyboard, is in
-# the README's table); the fixed copy can.
-FIXED=(
-  protocols/media-buy/scenarios/product_filter_behavior.yaml
-  protocols/media-buy/scenarios/portfolio_routing_scope.yaml
-  protocols/media-buy/scenarios/pricing_currency_filter.yaml
-  protocols/media-buy/scenarios/refine_products.yaml
-  universal/stale-response-advisory.yaml
-  universal/get-products-pagination-integrity.yaml
-  universal/security.yaml
-  universal/webhook-emission.yaml
-)
 report=""
+stock=stock fixed=fixed
 if [ "${1:-}" = "--report" ]; then
   report="--report"
-  STOCK+=("${FIXED[@]}")
-  FIXED=("${STOCK[@]}")
+  stock=all fixed=all
 fi
 
 work="$(mktemp -d)"
@@ -119,21 +78,24 @@ for _ in $(seq 1 100); do
 done
 [ -n "$addr" ] || { cat "$work/out.log"; echo "the storefront did not start" >&2; exit 1; }
 
-paths() { for s in "$@"; do printf '%s\n' "$C/$s"; done; }
 # The compliance test kit's sandbox key (demo-acme-outdoor-v1), to which
-# each storyboard appends its id; the mode gate's steps use the kit's live
-# key themselves.
+# each storyboard appends its runner label and id; the mode gate's steps
+# use the kit's live key themselves.
 common=(--url "http://$addr/mcp" --token demo-acme-outdoor-v1 --spec "$C")
 status=0
-mapfile -t stock_files < <(paths "${STOCK[@]}")
-(cd e2e && node storyboards.mjs "${common[@]}" --label stock $report \
-  --out "$work/stock.json" "${stock_files[@]}") || status=$?
-mapfile -t fixed_files < <(paths "${FIXED[@]}")
-(cd e2e && SBV_SKIP_REQ_VALIDATION=1 SBV_ADVISORY_ERRORS_OK=1 node storyboards.mjs "${common[@]}" \
-  --runner "$FIXED_DIR" --label fixed --strict $report --out "$work/fixed.json" "${fixed_files[@]}") || status=$?
+(cd e2e && node storyboards.mjs "${common[@]}" --label stock $report --select "$stock" --out "$work/stock.json") || status=$?
+if [ -z "$report" ]; then
+  (cd e2e && node storyboards.mjs "${common[@]}" --label again --select again --out "$work/again.json") || status=$?
+fi
+(cd e2e && SBV_SKIP_REQ_VALIDATION=1 SBV_ADVISORY_ERRORS_OK=1 SBV_SPEC_SCHEMAS="$SCHEMAS" node storyboards.mjs "${common[@]}" \
+  --runner "$FIXED_DIR" --label fixed --strict $report --select "$fixed" --out "$work/fixed.json") || status=$?
+table=(README.md --spec "$C" --stock "$work/stock.json" --fixed "$work/fixed.json")
 if [ -n "$report" ]; then
   mkdir -p .cache && cp "$work/stock.json" "$work/fixed.json" .cache/
-  echo "results: .cache/stock.json, .cache/fixed.json"
+  node e2e/storyboard-table.mjs --write "${table[@]}"
+  echo "results: .cache/stock.json, .cache/fixed.json; the README's storyboard table is rewritten from them"
+else
+  node e2e/storyboard-table.mjs --check "${table[@]}" || status=$?
 fi
 if [ "$status" -ne 0 ]; then
   echo "--- storefront log ---"; tail -50 "$work/out.log"

@@ -194,3 +194,18 @@ func KeysFile(t testing.TB, keys ...keyring.Key) string {
 // that every store a test opens on one database reads what another
 // sealed. It protects nothing.
 var Key = keyring.Key{ID: "pgtest", Secret: []byte("pgtest-secret-key-32-bytes-long!")}
+
+// Stores are the two stores an end-to-end test runs the real program on,
+// each with the serve flags that select it: the embedded memory store, and
+// PostgreSQL on a fresh database with the demo publisher seeded and the
+// key that seals stored secrets (webhook and governance credentials,
+// signing keys), as replicas share it.
+var Stores = []struct {
+	Name string
+	Args func(t *testing.T) []string
+}{
+	{"memstore", func(*testing.T) []string { return nil }},
+	{"postgres", func(t *testing.T) []string {
+		return []string{"--database-url", NewDatabase(t), "--seed-demo", "--secret-keys-file", KeysFile(t)}
+	}},
+}
