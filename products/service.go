@@ -575,7 +575,11 @@ func (s *Service) completed(env outcome.Envelope, req *Request, acct Account, sn
 	products := make([]json.RawMessage, 0, len(entries))
 	lines := map[string]json.RawMessage{}
 	for _, e := range entries {
-		products = append(products, project(e, req.Fields, req.Filters.PricingCurrencies, relevance(e, m.terms), snap.Screen, lines))
+		// brief_relevance lists the buyer's own words that the product's
+		// public text matched: it is screened like the buyer's words,
+		// never with the deny-list, or whether it appears would tell the
+		// buyer which words it typed form a confidential phrase.
+		products = append(products, project(e, req.Fields, req.Filters.PricingCurrencies, relevance(e, m.terms), baseScreen, lines))
 	}
 	scope := "public"
 	if req.Account != nil {

@@ -722,9 +722,9 @@ func sameMembers(a, b []string) bool {
 // traced once, with its kind.
 func TestServiceSameSuggestionFromTwoRules(t *testing.T) {
 	rb := &merch.Rulebook{Format: merch.Format, Rules: []merch.Rule{
-		{ID: "B-1", Name: "floor", When: merch.Condition{BudgetBelow: &merch.BudgetFloor{Currency: "USD", Minimum: 5000, PerChannel: map[string]float64{"display": 1000}}},
+		{ID: "B-1", Name: "Budget floor", When: merch.Condition{BudgetBelow: &merch.BudgetFloor{Currency: "USD", Minimum: 5000, PerChannel: map[string]float64{"display": 1000}}},
 			Decline: merch.Action{Slug: decline.BudgetBelowMinimum, Disclosure: decline.Range, Suggest: []decline.SuggestionKind{decline.SwitchChannel}}},
-		{ID: "C-1", Name: "channels", When: merch.Condition{ChannelsOffered: []string{"display", "olv"}},
+		{ID: "C-1", Name: "Carried channels", When: merch.Condition{ChannelsOffered: []string{"display", "olv"}},
 			Decline: merch.Action{Slug: decline.ChannelNotOffered, Disclosure: decline.Category, Suggest: []decline.SuggestionKind{decline.SwitchChannel}}},
 	}}
 	if err := rb.Validate(); err != nil {
