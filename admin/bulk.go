@@ -106,6 +106,10 @@ func (h *Handler) importCatalogue(c echo.Context) error {
 	if len([]rune(note)) > 500 {
 		return badQuery("", "the change note is longer than 500 characters")
 	}
+	lint, err := h.productLint(c.Request().Context(), pub(c))
+	if err != nil {
+		return err
+	}
 
 	w := c.Response()
 	rc := http.NewResponseController(w)
@@ -127,7 +131,12 @@ func (h *Handler) importCatalogue(c echo.Context) error {
 
 	body := http.MaxBytesReader(w, c.Request().Body, MaxImport)
 	rep := ImportReport{Skipped: skip}
-	rd, err := bulk.NewReader(body, format, h.checkProduct)
+	rd, err := bulk.NewReader(body, format, func(p *products.Product) error {
+		if err := h.checkProduct(p); err != nil {
+			return err
+		}
+		return lint.line(p)
+	})
 	var last time.Time
 	next := func() (products.Product, error) {
 		for {

@@ -62,7 +62,7 @@ func NewSnapshot(pub Publisher, catalogue []Product, catalogueVersion int64, rb 
 // with. The admin API lints what it saves with the same screen, so that
 // what is stored is what is served.
 func ServingScreen(pub Publisher, rb *merch.Rulebook, catalogue []Product) *sanitize.Screen {
-	return sanitize.New(sanitize.NewDenyList(DenyTerms(rb, catalogue), append(PublicLexicon(), publicIdentity(pub, catalogue)...)))
+	return sanitize.New(sanitize.NewDenyList(DenyTerms(rb, catalogue), ServingLexicon(pub, catalogue)))
 }
 
 // publicIdentity is who the publisher says it is to every buyer: its name

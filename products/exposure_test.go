@@ -39,9 +39,9 @@ func TestParamsAndIdentifiersAreScreened(t *testing.T) {
 		"params member name": func(p *products.Product) {
 			p.FormatOptions[0].Params = json.RawMessage(`{"width":300,"height":250,"project_guvovrokl_slot":true}`)
 		},
-		"pricing option id":  func(p *products.Product) { p.PricingOptions[0].PricingOptionID = "cpm_zqx-7731-floor" },
-		"format option id":   func(p *products.Product) { p.FormatOptions[0].FormatOptionID = "project-guvovrokl-mrec" },
-		"property tag":       func(p *products.Product) { p.PublisherProperties[0].PropertyTags = []string{"brimek-partners"} },
+		"pricing option id": func(p *products.Product) { p.PricingOptions[0].PricingOptionID = "cpm_zqx-7731-floor" },
+		"format option id":  func(p *products.Product) { p.FormatOptions[0].FormatOptionID = "project-guvovrokl-mrec" },
+		"property tag":      func(p *products.Product) { p.PublisherProperties[0].PropertyTags = []string{"brimek-partners"} },
 	} {
 		t.Run(name, func(t *testing.T) {
 			catalogue := demo.Products()
