@@ -147,7 +147,9 @@ func (s *Service) Create(ctx context.Context, c Call) Result {
 
 	packages, currency, r := mediabuy.Resolve(snap.Catalogue, req.Packages, func(int) string { return newID("pkg_") })
 	if r != nil {
-		return a.fail(ctx, true, refusal(snap.Screen, r))
+		// The refusal quotes the buyer's own ids: screened like the
+		// buyer's words, or its wording would tell which are secrets.
+		return a.fail(ctx, true, refusal(baseScreen, r))
 	}
 	b := mediabuy.Buy{
 		ID: newID("mb_"), Account: acct.Key, Principal: c.Principal.ID, Sandbox: acct.Sandbox || c.Principal.Sandbox,
@@ -157,7 +159,7 @@ func (s *Service) Create(ctx context.Context, c Call) Result {
 		Revision: 1, ConfirmedAt: now, CreatedAt: now, UpdatedAt: now, Context: req.Context,
 	}
 	if t := req.TotalBudget; t != nil && (t.Currency != currency || mediabuy.Round(t.Amount) != b.TotalBudget()) {
-		return a.fail(ctx, true, errorOf(snap.Screen, adcp.ValidationError, "total_budget",
+		return a.fail(ctx, true, errorOf(baseScreen, adcp.ValidationError, "total_budget",
 			fmt.Sprintf("total_budget must equal the sum of the package budgets, %v %s", b.TotalBudget(), currency), nil))
 	}
 	for i := range b.Packages {
@@ -300,7 +302,8 @@ func (s *Service) submitForced(ctx context.Context, a *answer, req *mediabuy.Cre
 	}
 	var msg sanitize.Text
 	if d.Message != "" {
-		msg, _ = snap.Screen.Line(d.Message, 2000)
+		// The controller caller's own words (see products.Service).
+		msg, _ = baseScreen.Line(d.Message, 2000)
 	}
 	payload, err := outcome.NewSubmitted(a.env, d.TaskID, msg).Encode()
 	if err != nil {

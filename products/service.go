@@ -346,15 +346,19 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 				trace.Error = failure.Message.String()
 				return s.fail(ctx, c, env, req, trace, live, *failure)
 			}
-			o := outcome.NewSubmitted(env, directive.TaskID, screenOptional(snap.Screen, directive.Message))
+			o := outcome.NewSubmitted(env, directive.TaskID, screenOptional(baseScreen, directive.Message))
 			return s.finish(ctx, c, o, req, acct, trace, d, live, true)
 		}
+		// A forced reason is the compliance caller's own words: cleaned of
+		// markup and vendor names, never matched against the deny-list,
+		// whose verdict would confirm which of them are the publisher's
+		// secrets.
 		composed := decline.Compose(decline.Input{
 			Grounds: d.Grounds(),
 			Voice:   snap.Rulebook.Voice,
 			Cap:     acct.Disclosure,
 			Forced:  &decline.Forced{Reason: directive.Reason, Suggestions: directive.Suggestions},
-		}, snap.Screen)
+		}, baseScreen)
 		return s.finish(ctx, c, s.declined(env, version, composed), req, acct, trace, d, live, true)
 	}
 
