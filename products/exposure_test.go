@@ -12,6 +12,7 @@ import (
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
+	"github.com/storefront/storefront/store"
 )
 
 // secretRulebook is the demo rulebook with one more rule whose name is a
@@ -119,4 +120,45 @@ func TestSeededProductsAreTheBuyersOwnWords(t *testing.T) {
 		t.Fatal("the fixture's codename is not on the deny-list: the test checks nothing")
 	}
 	_ = sanitize.Declined
+}
+
+// TestForcedTextIsNoOracle: a forced decline's text is the compliance
+// caller's own, so a guessed secret in it comes back exactly as a random
+// id of the same shape does, in the rejected arm and in the legacy error.
+func TestForcedTextIsNoOracle(t *testing.T) {
+	for _, version := range []string{"3.2-beta.5", "3.1"} {
+		answer := func(word string) string {
+			e := demoEnv(t)
+			acct, err := e.store.EnsureAccount(t.Context(), nw, store.Account{Operator: "agency.example", BrandDomain: "acme.example", Sandbox: true, Disclosure: decline.Exact})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := products.Directive{Arm: "rejected", Reason: "Held by " + word + ". Ask " + word + " first.", Suggestions: []string{"Call " + word + "."}}
+			if err := e.store.SetDirective(t.Context(), nw, acct.ID, agency.ID, d); err != nil {
+				t.Fatal(err)
+			}
+			r, _ := e.get(t, nw, agency, `{"adcp_version":"`+version+`","brief":"video","account":{"brand":{"domain":"acme.example"},"operator":"agency.example","sandbox":true}}`)
+			return string(receiptless(r.Payload))
+		}
+		secret, random := answer("MR-2291-CTV-FLOOR"), answer("MQ-5517-RTX-SHELF")
+		if secret != strings.ReplaceAll(random, "MQ-5517-RTX-SHELF", "MR-2291-CTV-FLOOR") {
+			t.Errorf("%s: a demo rule id and a random id of its shape are answered differently:\n%s\n%s", version, secret, random)
+		}
+	}
+}
+
+// receiptless drops the ledger receipt, which differs between any two
+// answers (sequence and hash), from a payload.
+func receiptless(payload []byte) []byte {
+	var m map[string]any
+	if json.Unmarshal(payload, &m) != nil {
+		return payload
+	}
+	if ext, ok := m["ext"].(map[string]any); ok {
+		if ns, ok := ext["io.github.storefront"].(map[string]any); ok {
+			delete(ns, "receipt")
+		}
+	}
+	b, _ := json.Marshal(m)
+	return b
 }

@@ -785,15 +785,17 @@ func TestServiceDirectives(t *testing.T) {
 	// The agency's own sandbox account, named by its natural key.
 	args := `{"adcp_version":"3.2-beta.5","brief":"video","account":{"brand":{"domain":"acme.example"},"operator":"agency.example","sandbox":true}}`
 	p := agency
-	if err := e.store.SetDirective(ctx, nw, acct.ID, p.ID, products.Directive{Arm: "rejected", Reason: "<b>Forced</b> by test. MR-2291-CTV-FLOOR fired.", Suggestions: []string{"Try display.", "See MR-2291-CTV-FLOOR."}}); err != nil {
+	// The forced text is the caller's own: markup and vendors go, the
+	// publisher's deny-list is never applied (it would confirm guesses).
+	if err := e.store.SetDirective(ctx, nw, acct.ID, p.ID, products.Directive{Arm: "rejected", Reason: "<b>Forced</b> by test. MR-2291-CTV-FLOOR fired. Magnite said so.", Suggestions: []string{"Try display.", "See MR-2291-CTV-FLOOR.", "Ask FreeWheel."}}); err != nil {
 		t.Fatal(err)
 	}
 	r, m := e.get(t, nw, p, args)
 	spectest.GetProducts(t, r.Payload)
-	if m["status"] != "rejected" || m["reason"] != "Forced by test." {
+	if m["status"] != "rejected" || m["reason"] != "Forced by test. MR-2291-CTV-FLOOR fired." {
 		t.Errorf("forced = %s", r.Payload)
 	}
-	if diff := cmp.Diff([]any{"Try display."}, m["suggestions"]); diff != "" {
+	if diff := cmp.Diff([]any{"Try display.", "See MR-2291-CTV-FLOOR."}, m["suggestions"]); diff != "" {
 		t.Errorf("forced suggestions (-want +got):\n%s", diff)
 	}
 	if le := e.lastEntry(t, nw); !le.Forced || !le.Sandbox {
@@ -820,7 +822,7 @@ func TestServiceDirectives(t *testing.T) {
 	}
 
 	// A submitted directive answers with the task, its message screened.
-	if err := e.store.SetDirective(ctx, nw, acct.ID, p.ID, products.Directive{Arm: "submitted", TaskID: "task_1", Message: "Queued for <i>review</i> under MR-2291-CTV-FLOOR."}); err != nil {
+	if err := e.store.SetDirective(ctx, nw, acct.ID, p.ID, products.Directive{Arm: "submitted", TaskID: "task_1", Message: "Queued for <i>review</i> with DoubleVerify."}); err != nil {
 		t.Fatal(err)
 	}
 	r, m = e.get(t, nw, p, args)
@@ -829,7 +831,7 @@ func TestServiceDirectives(t *testing.T) {
 		t.Errorf("submitted = %s", r.Payload)
 	}
 	if _, ok := m["message"]; ok {
-		t.Errorf("a message naming a rule id was sent: %v", m["message"])
+		t.Errorf("a message naming a vendor was sent: %v", m["message"])
 	}
 	if le := e.lastEntry(t, nw); le.Arm != "submitted" || !le.Forced {
 		t.Errorf("ledger entry = %+v, want a forced submitted entry", le)
