@@ -80,8 +80,19 @@ func Compose(in Input, screen *sanitize.Screen) Composed {
 	primary := visible[0]
 	out := Composed{Slug: primary.Slug, Level: primary.Level}
 
-	offered, checks := verified(visible, in.Voice, in.Verify)
+	known := map[string]bool{}
+	verify := in.Verify
+	if verify != nil {
+		verify = func(c Change) bool {
+			ok := in.Verify(c)
+			known[c.Text()] = ok
+			return ok
+		}
+	}
+	offered, checks := verified(visible, in.Voice, verify)
+	stated, checks := verifiedFigures(visible, in.Voice, in.Verify, known, checks)
 	out.Checks = checks
+	out.Level = stated[0].Level
 	// Screen each change's text as Lines would, keeping Offered aligned
 	// with Suggestions one to one: a change whose text was screened out,
 	// or reads the same as one already kept (two rules can both suggest
@@ -99,7 +110,7 @@ func Compose(in Input, screen *sanitize.Screen) Composed {
 	}
 
 	entry, _ := Lookup(primary.Slug)
-	reason := reasonText(visible, in.Voice, len(out.Suggestions) > 0, screen)
+	reason := reasonText(stated, in.Voice, len(out.Suggestions) > 0, screen)
 	out.Reason = screen.Prose(reason, sanitize.MaxReason, sanitize.Declined, entry.Reason)
 	return out
 }
