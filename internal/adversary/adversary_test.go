@@ -1,0 +1,162 @@
+package adversary
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The short run is part of the test command. The long run is
+//
+//	STOREFRONT_ADVERSARY_CASES=1000000 go test ./internal/adversary -run 'TestAdversary$' -timeout 6h -v
+//
+// and its figures are in the README ("Declines that help and leak
+// nothing"). STOREFRONT_ADVERSARY_SEED moves the worlds.
+const shortCases = 1500
+
+// worldsPerProgram bounds the memory a run holds: the program keeps every
+// world it served, so it is restarted after this many.
+const worldsPerProgram = 200
+
+func cases(t *testing.T) int {
+	if s := os.Getenv("STOREFRONT_ADVERSARY_CASES"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("STOREFRONT_ADVERSARY_CASES=%q is not a number of cases", s)
+		}
+		return n
+	}
+	return shortCases
+}
+
+func seed(t *testing.T) uint64 {
+	if s := os.Getenv("STOREFRONT_ADVERSARY_SEED"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("STOREFRONT_ADVERSARY_SEED=%q is not a number", s)
+		}
+		return n
+	}
+	return 1
+}
+
+// run probes worlds until at least n cases have run, worlds rewritten by
+// view (nil for as generated), on STOREFRONT_ADVERSARY_WORKERS programs
+// at once (one by default).
+func run(t *testing.T, n int, first uint64, view func(*World) *World) *Tally {
+	t.Helper()
+	workers := 1
+	if s := os.Getenv("STOREFRONT_ADVERSARY_WORKERS"); s != "" {
+		if workers, _ = strconv.Atoi(s); workers < 1 {
+			t.Fatalf("STOREFRONT_ADVERSARY_WORKERS=%q is not a number of workers", s)
+		}
+	}
+	var (
+		mu    sync.Mutex
+		total = NewTally()
+		next  = first
+		wg    sync.WaitGroup
+		start = time.Now()
+	)
+	claim := func() (uint64, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		if total.Cases >= n {
+			return 0, false
+		}
+		next++
+		return next - 1, true
+	}
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var h *Harness
+			defer func() {
+				if h != nil {
+					if err := h.Close(); err != nil {
+						t.Error(err)
+					}
+				}
+			}()
+			for i := 0; ; i++ {
+				s, ok := claim()
+				if !ok {
+					return
+				}
+				if i%worldsPerProgram == 0 {
+					if h != nil {
+						if err := h.Close(); err != nil {
+							t.Error(err)
+							return
+						}
+					}
+					var err error
+					if h, err = Start(); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+				w := NewWorld(s, fmt.Sprintf("adv%d", s))
+				if err := w.Valid(); err != nil {
+					t.Error(err)
+					return
+				}
+				if view != nil {
+					w = view(w)
+				}
+				if err := h.Load(context.Background(), w); err != nil {
+					t.Error(err)
+					return
+				}
+				got := Probe(context.Background(), h, w)
+				mu.Lock()
+				total.Add(got)
+				if testing.Verbose() && total.Worlds%1000 == 0 {
+					t.Logf("%d worlds, %d cases, %d leaks (%d distinct), %d oracle differences, %s",
+						total.Worlds, total.Cases, total.LeakCount(), total.Leaked, total.OracleCount(), time.Since(start).Round(time.Second))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("%s in %s", total, time.Since(start).Round(time.Second))
+	return total
+}
+
+// TestAdversary: no leak and no oracle difference, over every transport
+// and version.
+func TestAdversary(t *testing.T) {
+	tally := run(t, cases(t), seed(t), nil)
+	if n := tally.LeakCount(); n > 0 {
+		t.Errorf("%d leaks", n)
+	}
+	if n := tally.OracleCount(); n > 0 {
+		t.Errorf("%d oracle differences", n)
+	}
+	if tally.Failures > 0 {
+		t.Errorf("%d probes got no answer", tally.Failures)
+	}
+	for _, tr := range append(Transports, "webhook") {
+		if tally.ByTransport[tr] == 0 && tr != "webhook" {
+			t.Errorf("no probe went over %s", tr)
+		}
+	}
+	if tally.Declines == 0 {
+		t.Error("no decline was probed: the usefulness figures measure nothing")
+	}
+}
+
+// TestAdversaryControl runs the same worlds with the screen blind to their
+// secrets: the oracle must then find leaks, or the suite proves nothing.
+func TestAdversaryControl(t *testing.T) {
+	tally := run(t, 300, seed(t), (*World).Blind)
+	if tally.LeakCount() == 0 {
+		t.Fatal("with the screen blind no plant leaked: the leak oracle sees nothing")
+	}
+}
