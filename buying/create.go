@@ -103,10 +103,11 @@ func judge(snap *products.Snapshot, b *mediabuy.Buy, acct products.Account, now 
 // error a task without a rejected arm carries.
 func Refusal(snap *products.Snapshot, v Verdict, acct products.Account) (outcome.Error, decline.Composed) {
 	composed := decline.Compose(decline.Input{
-		Grounds: v.Decision.Grounds(),
-		Voice:   snap.Rulebook.Voice,
-		Cap:     acct.Disclosure,
-		Verify:  products.Verifier(snap, v.Request, v.Brief),
+		Grounds:      v.Decision.Grounds(),
+		Voice:        snap.Rulebook.Voice,
+		Cap:          acct.Disclosure,
+		Verify:       products.Verifier(snap, v.Request, v.Brief),
+		VerifyFigure: products.FigureVerifier(snap, v.Request, v.Brief),
 	}, snap.Screen)
 	e := products.DeclineError(composed)
 	e.Field, _ = snap.Screen.Line(fmt.Sprintf("packages[%d]", v.Refused), 100)

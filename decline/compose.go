@@ -26,6 +26,11 @@ type Input struct {
 	// something for it. A nil Verify means no suggestion can be verified,
 	// so none is offered.
 	Verify func(Change) bool
+	// VerifyFigure applies the change a figure of the reason stands for
+	// and reports whether the changed brief is served as far as the rule
+	// with slug goes: that rule no longer declines it and the catalogue
+	// has something for it. Nil falls back to Verify.
+	VerifyFigure func(Change, Slug) bool
 	// Forced, when set, replaces the composed reason and suggestions: a
 	// compliance directive. The text still passes the screen.
 	Forced *Forced
@@ -90,7 +95,7 @@ func Compose(in Input, screen *sanitize.Screen) Composed {
 		}
 	}
 	offered, checks := verified(visible, in.Voice, verify)
-	stated, checks := verifiedFigures(visible, in.Voice, in.Verify, known, checks)
+	stated, checks := verifiedFigures(visible, in.Voice, in, known, checks)
 	out.Checks = checks
 	out.Level = stated[0].Level
 	// Screen each change's text as Lines would, keeping Offered aligned

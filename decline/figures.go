@@ -1,10 +1,13 @@
 package decline
 
 // A figure in a reason is a claim like a suggestion: "budgets of 2,500 USD
-// or more fit" says a brief at 2,500 USD would be served. It is checked the
-// same way, by applying the change it stands for to the brief and asking
-// Verify; a figure that would serve nothing is not written, and its
-// grounds fall back to the category line, which names none.
+// or more fit" says a brief at 2,500 USD would be served. It is checked by
+// applying the change it stands for to the brief: the rule that states it
+// must no longer decline, and the catalogue must have something for the
+// changed brief (Input.VerifyFigure; Verify, which asks that no rule at all
+// declines, when it is not set). Other rules that still decline are stated
+// in the same reason. A figure that would serve nothing is not written,
+// and its grounds fall back to the category line, which names none.
 
 // figureKinds maps a slug to the change its figures stand for.
 var figureKinds = map[Slug]SuggestionKind{
@@ -31,10 +34,10 @@ func figureChange(g Grounds, v Voice) (Change, bool) {
 
 // verifiedFigures returns visible with each grounds whose figure does not
 // verify lowered to category level, for the reason's text. known holds the
-// verdicts already reached for the suggestions, by change text; checks is
-// how many verifications were spent, and new ones stop at MaxChecks, past
-// which a figure counts as unverified.
-func verifiedFigures(visible []Grounds, v Voice, verify func(Change) bool, known map[string]bool, checks int) ([]Grounds, int) {
+// verdicts Verify already reached for the suggestions, by change text;
+// checks is how many verifications were spent, and new ones stop at
+// MaxChecks, past which a figure counts as unverified.
+func verifiedFigures(visible []Grounds, v Voice, in Input, known map[string]bool, checks int) ([]Grounds, int) {
 	out := make([]Grounds, len(visible))
 	copy(out, visible)
 	for i, g := range out {
@@ -42,12 +45,19 @@ func verifiedFigures(visible []Grounds, v Voice, verify func(Change) bool, known
 		if !ok {
 			continue
 		}
-		t := ch.Text()
-		good, seen := known[t]
-		if !seen && verify != nil && checks < MaxChecks {
-			checks++
-			good = verify(ch)
-			known[t] = good
+		// A change that clears every rule clears this one.
+		good := known[ch.Text()]
+		if !good && checks < MaxChecks {
+			switch {
+			case in.VerifyFigure != nil:
+				checks++
+				good = in.VerifyFigure(ch, g.Slug)
+			case in.Verify != nil:
+				if _, seen := known[ch.Text()]; !seen {
+					checks++
+					good = in.Verify(ch)
+				}
+			}
 		}
 		if !good {
 			out[i].Level = Category

@@ -47,3 +47,22 @@ func TestFiguresAreVerified(t *testing.T) {
 		})
 	}
 }
+
+// TestFigureVerifiedAgainstItsRule: with VerifyFigure, a figure is judged
+// by its own rule and the catalogue: another rule that still declines the
+// changed brief (and is stated in the same reason) does not hide it.
+func TestFigureVerifiedAgainstItsRule(t *testing.T) {
+	g := leadGrounds(Exact)
+	var slugs []Slug
+	c := Compose(Input{Grounds: []Grounds{g}, Cap: Exact, Verify: func(Change) bool { return false },
+		VerifyFigure: func(_ Change, s Slug) bool { slugs = append(slugs, s); return true }}, plain)
+	if !strings.Contains(c.Reason.String(), "on or after") {
+		t.Errorf("a figure its rule clears is not stated: %q", c.Reason)
+	}
+	if len(slugs) != 1 || slugs[0] != LeadTimeTooShort {
+		t.Errorf("VerifyFigure asked for %v, want [%s]", slugs, LeadTimeTooShort)
+	}
+	if len(c.Suggestions) != 0 {
+		t.Errorf("a suggestion Verify refused was offered: %v", c.Suggestions)
+	}
+}

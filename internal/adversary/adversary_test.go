@@ -3,6 +3,7 @@ package adversary
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"sync"
@@ -48,6 +49,10 @@ func seed(t *testing.T) uint64 {
 // view (nil for as generated), on STOREFRONT_ADVERSARY_WORKERS programs
 // at once (one by default).
 func run(t *testing.T, n int, first uint64, view func(*World) *World) *Tally {
+	return runWorlds(t, n, first, NewWorld, view)
+}
+
+func runWorlds(t *testing.T, n int, first uint64, world func(uint64, string) *World, view func(*World) *World) *Tally {
 	t.Helper()
 	workers := 1
 	if s := os.Getenv("STOREFRONT_ADVERSARY_WORKERS"); s != "" {
@@ -101,7 +106,7 @@ func run(t *testing.T, n int, first uint64, view func(*World) *World) *Tally {
 						return
 					}
 				}
-				w := NewWorld(s, fmt.Sprintf("adv%d", s))
+				w := world(s, fmt.Sprintf("adv%d", s))
 				if err := w.Valid(); err != nil {
 					t.Error(err)
 					return
@@ -160,3 +165,33 @@ func TestAdversaryControl(t *testing.T) {
 		t.Fatal("with the screen blind no plant leaked: the leak oracle sees nothing")
 	}
 }
+
+// Usefulness on the short run's clean worlds (seed 1, 1,500 cases), as
+// measured with this suite on main at 0d63133, before lint = serve, the
+// screened wire form and verified figures (see the README): they may not
+// make declines say less.
+const (
+	baselineFigures   = 19.2 // per cent of declines naming a figure
+	baselineSuggested = 52.7 // per cent with a verified suggestion
+)
+
+// TestAdversaryUsefulness measures what declines tell a buyer on clean
+// worlds (no plants): the share naming a figure and the share carrying a
+// verified suggestion, which must be no worse than before.
+func TestAdversaryUsefulness(t *testing.T) {
+	tally := runWorlds(t, cases(t), seed(t), NewCleanWorld, nil)
+	if tally.Declines == 0 {
+		t.Fatal("no decline was probed")
+	}
+	figures, suggested := round1(pct(tally.Figures, tally.Declines)), round1(pct(tally.Suggested, tally.Declines))
+	t.Logf("clean worlds: %d declines, %.1f%% naming a figure, %.1f%% with a verified suggestion", tally.Declines, figures, suggested)
+	if cases(t) != shortCases || seed(t) != 1 {
+		return // the baseline is the short run's
+	}
+	if figures < baselineFigures || suggested < baselineSuggested {
+		t.Errorf("declines say less than before: %.1f%% naming a figure (was %.1f%%), %.1f%% with a suggestion (was %.1f%%)",
+			figures, baselineFigures, suggested, baselineSuggested)
+	}
+}
+
+func round1(x float64) float64 { return math.Round(x*10) / 10 }

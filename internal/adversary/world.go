@@ -103,7 +103,13 @@ var templateLines = []string{
 var placeholders = []string{"seller", "channels", "markets", "formats", "minimum", "earliest_start", "open_flight", "lead_time"}
 
 // NewWorld generates the world of seed, with publisher id id.
-func NewWorld(seed uint64, id string) *World {
+func NewWorld(seed uint64, id string) *World { return newWorld(seed, id, true) }
+
+// NewCleanWorld is the world of seed without its plants: the publisher a
+// careful sales team keeps, for measuring what declines tell a buyer.
+func NewCleanWorld(seed uint64, id string) *World { return newWorld(seed, id, false) }
+
+func newWorld(seed uint64, id string, plants bool) *World {
 	r := rand.New(rand.NewPCG(seed, seed^0x5eed))
 	w := &World{Seed: seed, Publisher: products.Publisher{ID: id, Name: "Lakeside Media", Domain: "lakeside.example", AnonymousDiscovery: true}}
 	add := func(k Kind) int {
@@ -141,7 +147,7 @@ func NewWorld(seed uint64, id string) *World {
 		w.Catalogue[i].Keywords = nil
 	}
 	w.Rulebook = rb
-	for n := 6 + r.IntN(7); n > 0; n-- {
+	for n := 6 + r.IntN(7); plants && n > 0; n-- {
 		w.plant(r, Fields[r.IntN(len(Fields))])
 	}
 	return w
