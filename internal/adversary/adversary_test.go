@@ -54,10 +54,19 @@ func run(t *testing.T, n int, first uint64, view func(*World) *World) *Tally {
 
 func runWorlds(t *testing.T, n int, first uint64, world func(uint64, string) *World, view func(*World) *World) *Tally {
 	t.Helper()
-	workers := 1
+	workers, wireEvery := 1, 1
 	if s := os.Getenv("STOREFRONT_ADVERSARY_WORKERS"); s != "" {
 		if workers, _ = strconv.Atoi(s); workers < 1 {
 			t.Fatalf("STOREFRONT_ADVERSARY_WORKERS=%q is not a number of workers", s)
+		}
+	}
+	// STOREFRONT_ADVERSARY_WIRE_EVERY=n sends every n-th world's probes
+	// over HTTP too (the real MCP and A2A handlers, webhooks); the others
+	// go through the agent's dispatch only. The short run sends every
+	// world's; a long run on a busy machine may thin them.
+	if s := os.Getenv("STOREFRONT_ADVERSARY_WIRE_EVERY"); s != "" {
+		if wireEvery, _ = strconv.Atoi(s); wireEvery < 1 {
+			t.Fatalf("STOREFRONT_ADVERSARY_WIRE_EVERY=%q is not a number of worlds", s)
 		}
 	}
 	var (
@@ -118,7 +127,7 @@ func runWorlds(t *testing.T, n int, first uint64, world func(uint64, string) *Wo
 					t.Error(err)
 					return
 				}
-				got := Probe(context.Background(), h, w)
+				got := Probe(context.Background(), h, w, s%uint64(wireEvery) == 0)
 				mu.Lock()
 				total.Add(got)
 				if testing.Verbose() && total.Worlds%1000 == 0 {

@@ -103,7 +103,11 @@ func (t *Tally) String() string {
 		sort.Slice(keys, func(i, j int) bool {
 			return m.m[keys[i]] > m.m[keys[j]] || m.m[keys[i]] == m.m[keys[j]] && keys[i] < keys[j]
 		})
-		for _, k := range keys {
+		for i, k := range keys {
+			if i == 25 {
+				fmt.Fprintf(&b, "  %s: %d classes more\n", m.name, len(keys)-i)
+				break
+			}
 			fmt.Fprintf(&b, "  %s %6d  %s\n", m.name, m.m[k], k)
 		}
 	}
@@ -145,11 +149,27 @@ type prober struct {
 	// word a buyer typed comes back to it, as a twin checks, and is no
 	// leak.
 	asked string
+	// public are the words of the world's product text: a guess or twin
+	// holding one would be answered differently for that word, which is
+	// public, not for the secret.
+	public map[string]bool
+	// wire sends the world's probes over the real MCP and A2A handlers as
+	// well as the dispatch, and runs the curated brief.
+	wire bool
 }
 
-// Probe runs the buyer probes of world w against h and tallies them.
-func Probe(ctx context.Context, h *Harness, w *World) *Tally {
-	p := &prober{ctx: ctx, h: h, w: w, r: rand.New(rand.NewPCG(w.Seed, 0xb0b)), t: NewTally()}
+// Probe runs the buyer probes of world w against h and tallies them: over
+// the dispatch and the real MCP and A2A handlers in turn when wire is set,
+// over the dispatch alone otherwise.
+func Probe(ctx context.Context, h *Harness, w *World, wire bool) *Tally {
+	p := &prober{ctx: ctx, h: h, w: w, r: rand.New(rand.NewPCG(w.Seed, 0xb0b)), t: NewTally(), public: map[string]bool{}, wire: wire}
+	for _, prod := range w.Catalogue {
+		for _, text := range append([]string{prod.Name, prod.Description}, prod.Keywords...) {
+			for _, word := range letterRuns(text) {
+				p.public[word] = true
+			}
+		}
+	}
 	p.t.Worlds = 1
 	p.run()
 	h.Forget(w.Publisher.ID)
@@ -157,6 +177,9 @@ func Probe(ctx context.Context, h *Harness, w *World) *Tally {
 }
 
 func (p *prober) transport() Transport {
+	if !p.wire {
+		return Dispatch
+	}
 	p.n++
 	return Transports[p.n%len(Transports)]
 }
@@ -228,6 +251,12 @@ func (p *prober) example(format string, args ...any) {
 // mark and the volatile members are gone.
 func (p *prober) twin(name string, tr Transport, mark string, do func(tr Transport, word string) []byte) {
 	token := Twin(p.r, mark)
+	for i := 0; i < 20 && p.holdsPublic(token); i++ {
+		token = Twin(p.r, mark)
+	}
+	if p.holdsPublic(token) {
+		return
+	}
 	p.asked = mark
 	a := do(tr, mark)
 	p.asked = token
@@ -248,10 +277,32 @@ func (p *prober) twin(name string, tr Transport, mark string, do func(tr Transpo
 func (p *prober) guess() string {
 	for {
 		s := p.w.Secrets[p.r.IntN(len(p.w.Secrets))]
-		if s.Kind != Vendor {
-			return s.Marks[p.r.IntN(len(s.Marks))]
+		if m := s.Marks[p.r.IntN(len(s.Marks))]; s.Kind != Vendor && !p.holdsPublic(m) {
+			return m
 		}
 	}
+}
+
+// holdsPublic reports whether a token holds a word of the world's public
+// product text, which ranking may rightly answer.
+func (p *prober) holdsPublic(token string) bool {
+	for _, w := range letterRuns(token) {
+		if p.public[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// letterRuns are the lower-case runs of three letters or more of s.
+func letterRuns(s string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r < 'a' || r > 'z' }) {
+		if len(f) >= 3 {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 var (
@@ -362,6 +413,9 @@ func (p *prober) sandbox() {
 	p.send("get_media_buys", p.transport(), kit, "get_media_buys", `{`+pin+`,`+acct+`}`)
 	// A curated brief: submitted now, its answer delivered to a webhook
 	// and readable with get_task_status.
+	if !p.wire {
+		return
+	}
 	hook := fmt.Sprintf("w%d", p.w.Seed)
 	// The program curates (the dispatch agent is not wired to), so this
 	// probe goes over one of its transports.

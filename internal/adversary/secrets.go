@@ -149,7 +149,18 @@ func NewSecret(r *rand.Rand, k Kind) Secret {
 // probe a buyer who guessed wrong would send.
 func Twin(r *rand.Rand, mark string) string {
 	var b strings.Builder
-	for _, c := range mark {
+	runes := []rune(mark)
+	for i, c := range runes {
+		// Short letter runs (a ticket's prefix) are drawn from letters
+		// no short word or abbreviation is made of ("tvs", "ott" are).
+		if run := letterRun(runes, i); run > 0 && run <= 4 {
+			l := rune(rare[r.IntN(len(rare))])
+			if c >= 'A' && c <= 'Z' {
+				l -= 'a' - 'A'
+			}
+			b.WriteRune(l)
+			continue
+		}
 		switch {
 		case c >= 'a' && c <= 'z':
 			if strings.ContainsRune(vowels, c) {
@@ -170,4 +181,24 @@ func Twin(r *rand.Rand, mark string) string {
 		}
 	}
 	return b.String()
+}
+
+// rare are letters that make no short word together.
+const rare = "jqxz"
+
+// letterRun is the length of the run of ASCII letters holding runes[i], or
+// 0 when runes[i] is not one.
+func letterRun(runes []rune, i int) int {
+	letter := func(c rune) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+	if !letter(runes[i]) {
+		return 0
+	}
+	a, b := i, i
+	for a > 0 && letter(runes[a-1]) {
+		a--
+	}
+	for b+1 < len(runes) && letter(runes[b+1]) {
+		b++
+	}
+	return b - a + 1
 }
