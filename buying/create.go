@@ -103,7 +103,7 @@ func judge(snap *products.Snapshot, b *mediabuy.Buy, acct products.Account, now 
 // error a task without a rejected arm carries.
 func Refusal(snap *products.Snapshot, v Verdict, acct products.Account) (outcome.Error, decline.Composed) {
 	composed := decline.Compose(decline.Input{
-		Grounds:      v.Decision.Grounds(),
+		Grounds:      products.DeclineGrounds(snap, v.Request, v.Decision),
 		Voice:        snap.Rulebook.Voice,
 		Cap:          acct.Disclosure,
 		Verify:       products.Verifier(snap, v.Request, v.Brief),

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/demo"
+	"github.com/storefront/storefront/merch"
 )
 
 // TestBudgetFigureServes: the budget a reason quotes is one that is then
@@ -16,9 +18,19 @@ import (
 // a brief at 1,000 USD then got nothing. The figure now comes from the
 // carried channel, and a brief at the quoted figure is served.
 func TestBudgetFigureServes(t *testing.T) {
+	demoRules := demo.Rulebook()
+	t.Run("demo rules", func(t *testing.T) { budgetFigureServes(t, &demoRules) })
+	// A rule whose own minimum (1,000 USD) is below every CTV product's
+	// minimum spend quotes the smallest budget that buys one instead.
+	low := &merch.Rulebook{Format: merch.Format, Rules: []merch.Rule{{ID: "LOW-1", Name: "Low floor",
+		When:    merch.Condition{BudgetBelow: &merch.BudgetFloor{Currency: "USD", Minimum: 1000}},
+		Decline: merch.Action{Slug: decline.BudgetBelowMinimum, Disclosure: decline.Exact, Suggest: []decline.SuggestionKind{decline.RaiseBudget}}}}}
+	t.Run("rule minimum below the products'", func(t *testing.T) { budgetFigureServes(t, low) })
+}
+
+func budgetFigureServes(t *testing.T, rb *merch.Rulebook) {
 	e := newEnv(t)
-	rb := demo.Rulebook()
-	e.publisher(t, "p", demo.Products(), &rb)
+	e.publisher(t, "p", demo.Products(), rb)
 	brief := func(budget float64) string {
 		return `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"streaming launch","filters":{"channels":["ctv","influencer"],"budget_range":{"max":` +
 			strconv.FormatFloat(budget, 'f', -1, 64) + `,"currency":"USD"}}}`

@@ -370,7 +370,7 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 	if d.Declined() {
 		trace.Disclosure = acct.Disclosure.String()
 		composed := decline.Compose(decline.Input{
-			Grounds:      d.Grounds(),
+			Grounds:      DeclineGrounds(snap, req, d),
 			Voice:        snap.Rulebook.Voice,
 			Cap:          acct.Disclosure,
 			Verify:       Verifier(snap, req, brief),
