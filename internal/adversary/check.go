@@ -55,7 +55,7 @@ func (w *World) Leaks(answer []byte, request string) []Leak {
 		}
 	}
 	var out []Leak
-	var walk func(v any, path string)
+	var walk func(v any, path string, free bool)
 	check := func(s, path string) {
 		cs := canon(s)
 		found := map[int]bool{} // one leak per secret and string
@@ -80,33 +80,37 @@ func (w *World) Leaks(answer []byte, request string) []Leak {
 			out = append(out, l)
 		}
 	}
-	walk = func(v any, path string) {
+	// Member names are the schema's own, except inside format params, a
+	// free-form object the publisher writes (free).
+	walk = func(v any, path string, free bool) {
 		switch x := v.(type) {
 		case string:
 			if strings.HasPrefix(strings.TrimSpace(x), "{") {
 				// JSON carried as text (MCP content, A2A text parts).
 				var inner any
 				if json.Unmarshal([]byte(x), &inner) == nil {
-					walk(inner, path+"(json)")
+					walk(inner, path+"(json)", free)
 					return
 				}
 			}
 			check(x, path)
 		case []any:
 			for i, e := range x {
-				walk(e, path+"/"+itoa(i))
+				walk(e, path+"/"+itoa(i), free)
 			}
 		case map[string]any:
 			for k, e := range x {
 				if opaque[k] {
 					continue
 				}
-				check(k, path+"/"+k+"(name)")
-				walk(e, path+"/"+k)
+				if free {
+					check(k, path+"/"+k+"(name)")
+				}
+				walk(e, path+"/"+k, free || k == "params")
 			}
 		}
 	}
-	walk(v, "")
+	walk(v, "", false)
 	return out
 }
 
