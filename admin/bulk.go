@@ -105,6 +105,10 @@ func (h *Handler) importCatalogue(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	lint, err := h.productLint(c.Request().Context(), pub(c))
+	if err != nil {
+		return err
+	}
 
 	// The server gives an import its bulk deadline (see Bulk): a large
 	// file over a slow link takes longer than other requests may.
@@ -126,7 +130,12 @@ func (h *Handler) importCatalogue(c echo.Context) error {
 	}
 
 	rep := ImportReport{Skipped: skip}
-	rd, err := bulk.NewReader(c.Request().Body, format, h.checkProduct)
+	rd, err := bulk.NewReader(c.Request().Body, format, func(p *products.Product) error {
+		if err := h.checkProduct(p); err != nil {
+			return err
+		}
+		return lint.line(p)
+	})
 	var last clock.Stopwatch
 	next := func() (products.Product, error) {
 		for {

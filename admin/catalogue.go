@@ -47,6 +47,9 @@ func (h *Handler) putPublisher(c echo.Context) error {
 		return invalid(err, "")
 	}
 	p := products.Publisher{ID: pub(c), Name: s.Name, Domain: s.Domain, AnonymousDiscovery: s.AnonymousDiscovery}
+	if err := h.servedPublisher(c.Request().Context(), p); err != nil {
+		return refused(err, "")
+	}
 	if err := h.Store.PutPublisher(c.Request().Context(), p); err != nil {
 		return err
 	}
@@ -110,6 +113,13 @@ func (h *Handler) putProduct(c echo.Context) error {
 	}
 	if err := h.checkProduct(&p); err != nil {
 		return invalid(err, "")
+	}
+	lint, err := h.productLint(c.Request().Context(), pub(c))
+	if err != nil {
+		return err
+	}
+	if err := lint.put(p); err != nil {
+		return refused(err, "")
 	}
 	if match, err = h.catalogueMatch(c, match); err != nil {
 		return err

@@ -73,6 +73,9 @@ func (h *Handler) putRulebook(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := h.servedRulebook(c.Request().Context(), pub(c), &rb); err != nil {
+		return refused(err, "")
+	}
 	note, err := changeNote(c)
 	if err != nil {
 		return err
@@ -111,8 +114,12 @@ func (h *Handler) validateRulebook(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := decodeRulebook(b, ""); err != nil {
+	rb, err := decodeRulebook(b, "")
+	if err != nil {
 		return err
+	}
+	if err := h.servedRulebook(c.Request().Context(), pub(c), &rb); err != nil {
+		return refused(err, "")
 	}
 	return c.JSON(http.StatusOK, map[string]any{"valid": true})
 }
@@ -221,6 +228,11 @@ func (h *Handler) rollback(c echo.Context) error {
 	if err := old.Rulebook.Validate(); err != nil {
 		return invalid(err, "/rulebook")
 	}
+	// The version was served once, but the catalogue may have changed
+	// since: what it would serve now is checked like a new save.
+	if err := h.servedRulebook(c.Request().Context(), pub(c), &old.Rulebook); err != nil {
+		return refused(err, "/rulebook")
+	}
 	return h.save(c, old.Rulebook, match, "rollback to version "+strconv.FormatInt(req.Version, 10), audit.RulebookRollback)
 }
 
@@ -255,6 +267,9 @@ func (h *Handler) putVoice(c echo.Context) error {
 	}
 	if err := rb.Lint(); err != nil {
 		return invalid(onlyVoice(err), "")
+	}
+	if err := h.servedRulebook(c.Request().Context(), pub(c), &rb); err != nil {
+		return refused(onlyVoice(err), "")
 	}
 	return h.save(c, rb, match, "voice", audit.VoiceSave)
 }

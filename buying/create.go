@@ -103,10 +103,11 @@ func judge(snap *products.Snapshot, b *mediabuy.Buy, acct products.Account, now 
 // error a task without a rejected arm carries.
 func Refusal(snap *products.Snapshot, v Verdict, acct products.Account) (outcome.Error, decline.Composed) {
 	composed := decline.Compose(decline.Input{
-		Grounds: v.Decision.Grounds(),
-		Voice:   snap.Rulebook.Voice,
-		Cap:     acct.Disclosure,
-		Verify:  products.Verifier(snap, v.Request, v.Brief),
+		Grounds:      products.DeclineGrounds(snap, v.Request, v.Decision),
+		Voice:        snap.Rulebook.Voice,
+		Cap:          acct.Disclosure,
+		Verify:       products.Verifier(snap, v.Request, v.Brief),
+		VerifyFigure: products.FigureVerifier(snap, v.Request, v.Brief),
 	}, snap.Screen)
 	e := products.DeclineError(composed)
 	e.Field, _ = snap.Screen.Line(fmt.Sprintf("packages[%d]", v.Refused), 100)
@@ -149,7 +150,9 @@ func (s *Service) Create(ctx context.Context, c Call) Result {
 
 	packages, currency, r := mediabuy.Resolve(snap.Catalogue, req.Packages, func(int) string { return newID("pkg_") })
 	if r != nil {
-		return a.fail(ctx, true, refusal(snap.Screen, r))
+		// The refusal quotes the buyer's own ids: screened like the
+		// buyer's words, or its wording would tell which are secrets.
+		return a.fail(ctx, true, refusal(baseScreen, r))
 	}
 	b := mediabuy.Buy{
 		ID: BuyScope(acct, c.Principal).Stored(newID("mb_")), Account: acct.Key, Principal: c.Principal.ID, Sandbox: acct.Sandbox || c.Principal.Sandbox,
@@ -159,7 +162,7 @@ func (s *Service) Create(ctx context.Context, c Call) Result {
 		Revision: 1, ConfirmedAt: now, CreatedAt: now, UpdatedAt: now, Context: req.Context,
 	}
 	if t := req.TotalBudget; t != nil && (t.Currency != currency || mediabuy.Round(t.Amount) != b.TotalBudget()) {
-		return a.fail(ctx, true, errorOf(snap.Screen, adcp.ValidationError, "total_budget",
+		return a.fail(ctx, true, errorOf(baseScreen, adcp.ValidationError, "total_budget",
 			fmt.Sprintf("total_budget must equal the sum of the package budgets, %v %s", b.TotalBudget(), currency), nil))
 	}
 	for i := range b.Packages {
@@ -302,7 +305,8 @@ func (s *Service) submitForced(ctx context.Context, a *answer, req *mediabuy.Cre
 	}
 	var msg sanitize.Text
 	if d.Message != "" {
-		msg, _ = snap.Screen.Line(d.Message, 2000)
+		// The controller caller's own words (see products.Service).
+		msg, _ = baseScreen.Line(d.Message, 2000)
 	}
 	payload, err := outcome.NewSubmitted(a.env, d.TaskID, msg).Encode()
 	if err != nil {

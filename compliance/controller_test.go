@@ -1,6 +1,7 @@
 package compliance_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -89,32 +90,50 @@ func TestForceRejected(t *testing.T) {
 }
 
 // TestForceRejectedIsScreened: the forced reason reaches the buyer only
-// through the screen, and the controller echoes the screened text.
+// through the screen, and the controller echoes the screened text. The
+// text is the caller's own: markup and vendor names are removed, but it is
+// never matched against the publisher's deny-list, so a guessed secret
+// comes back exactly as a random word of the same shape does.
 func TestForceRejectedIsScreened(t *testing.T) {
 	env := testenv.Start(t, "--sandbox")
 	cs := kittest.Connect(t, env.BaseURL, kittest.Kit)
-	reason := "Rule MR-2291-CTV-FLOOR fired for this brief. The budget is below what this inventory sells for."
-	m := kittest.Control(t, cs, "force_get_products_rejected", `{"reason":`+kittest.JSONString(reason)+`,"suggestions":["Raise the budget.","Ask Acme Retail Group for their slot."]}`)
-	kittest.MustSucceed(t, m)
-	forced := m["forced"].(map[string]any)
-	if forced["arm"] != "rejected" {
-		t.Errorf("the alias registered arm %v, want rejected", forced["arm"])
+	force := func(word string) (map[string]any, map[string]any) {
+		reason := "Rule " + word + " fired for this brief. Served by <b>Magnite</b>. The budget is below what this inventory sells for."
+		m := kittest.Control(t, cs, "force_get_products_rejected", `{"reason":`+kittest.JSONString(reason)+`,"suggestions":["Raise the budget.","Ask `+word+` for their slot.","Ask Magnite."]}`)
+		kittest.MustSucceed(t, m)
+		forced := m["forced"].(map[string]any)
+		if forced["arm"] != "rejected" {
+			t.Errorf("the alias registered arm %v, want rejected", forced["arm"])
+		}
+		got := kittest.GetProducts(t, cs, kittest.Brief)
+		kittest.WantStatus(t, got, "rejected")
+		if got["reason"] != forced["reason"] {
+			t.Errorf("reason = %q, want the echoed %q", got["reason"], forced["reason"])
+		}
+		if diff := cmp.Diff(forced["suggestions"], got["suggestions"]); diff != "" {
+			t.Errorf("suggestions differ from the echo (-want +got):\n%s", diff)
+		}
+		return forced, got
 	}
-	echo, _ := forced["reason"].(string)
-	if strings.Contains(echo, "MR-2291") || !strings.Contains(echo, "The budget is below what this inventory sells for.") {
-		t.Errorf("forced.reason = %q, want the clean sentence without the rule id", echo)
+	// MR-2291-CTV-FLOOR is a demo rule id; MQ-5517-RTX-SHELF has its shape.
+	secret, _ := force("MR-2291-CTV-FLOOR")
+	random, _ := force("MQ-5517-RTX-SHELF")
+	want := "Rule MR-2291-CTV-FLOOR fired for this brief. The budget is below what this inventory sells for."
+	if secret["reason"] != want {
+		t.Errorf("forced.reason = %q, want %q: markup and the vendor sentence gone, the caller's words kept", secret["reason"], want)
 	}
-	if diff := cmp.Diff([]any{"Raise the budget."}, forced["suggestions"]); diff != "" {
-		t.Errorf("forced.suggestions: want the confidential one dropped (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]any{"Raise the budget.", "Ask MR-2291-CTV-FLOOR for their slot."}, secret["suggestions"]); diff != "" {
+		t.Errorf("forced.suggestions (-want +got):\n%s", diff)
 	}
-	got := kittest.GetProducts(t, cs, kittest.Brief)
-	kittest.WantStatus(t, got, "rejected")
-	if got["reason"] != echo {
-		t.Errorf("reason = %q, want the echoed %q", got["reason"], echo)
+	twin := strings.ReplaceAll(string(mustJSON(random)), "MQ-5517-RTX-SHELF", "MR-2291-CTV-FLOOR")
+	if string(mustJSON(secret)) != twin {
+		t.Errorf("a secret and a random id of its shape are echoed differently:\n%s\n%s", mustJSON(secret), twin)
 	}
-	if diff := cmp.Diff(forced["suggestions"], got["suggestions"]); diff != "" {
-		t.Errorf("suggestions differ from the echo (-want +got):\n%s", diff)
-	}
+}
+
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
 }
 
 // TestDirectiveConsumption: which calls consume a directive, and which

@@ -73,14 +73,13 @@ func (c *Controller) forceArm(ctx context.Context, publisher string, p products.
 				}
 			}
 		}
-		// Echo what the buyer will receive: the text after the screen.
-		snap, err := c.Snaps.Snapshot(ctx, publisher)
-		if err != nil {
-			return nil, fail(InternalError, "the publisher is unavailable")
-		}
-		forced["reason"] = snap.Screen.Prose(d.Reason, sanitize.MaxReason, sanitize.Declined)
+		// Echo what the buyer will receive: its own words cleaned of
+		// markup and vendor names, as get_products serves them. They are
+		// never matched against the publisher's deny-list: the echo would
+		// confirm every secret the caller typed.
+		forced["reason"] = baseScreen.Prose(d.Reason, sanitize.MaxReason, sanitize.Declined)
 		if len(d.Suggestions) > 0 {
-			forced["suggestions"] = snap.Screen.Lines(d.Suggestions, sanitize.MaxSuggestion, sanitize.MaxSuggestions)
+			forced["suggestions"] = baseScreen.Lines(d.Suggestions, sanitize.MaxSuggestion, sanitize.MaxSuggestions)
 		}
 	case "submitted":
 		if f := forbidden(req, arm, "reason", "suggestions"); f != nil {
@@ -170,14 +169,12 @@ func (c *Controller) completeTask(ctx context.Context, publisher string, p produ
 	if len(raw) > maxResultBytes {
 		return nil, fail(InvalidParams, "params.result is larger than 256 KiB")
 	}
-	snap, err := c.Snaps.Snapshot(ctx, publisher)
-	if err != nil {
-		return nil, fail(InternalError, "the publisher is unavailable")
-	}
-	if snap.Screen.Names(string(raw)) {
+	if baseScreen.Names(string(raw)) {
 		// The result is delivered verbatim, so it cannot be screened
-		// sentence by sentence; refuse it instead.
-		return nil, fail(InvalidParams, "params.result names something confidential to this seller and cannot be delivered")
+		// sentence by sentence; refuse it instead. It is the caller's own
+		// text, so only vendor names count: refusing it for naming a
+		// publisher's secret would confirm the secret.
+		return nil, fail(InvalidParams, "params.result names an ad-technology vendor, which this seller's answers never carry")
 	}
 	t, f := c.findTask(ctx, publisher, p, account, id)
 	if f != nil {
@@ -197,7 +194,7 @@ func (c *Controller) completeTask(ctx context.Context, publisher string, p produ
 		return nil, f
 	}
 	previous := t.Status
-	t, err = c.Store.FinishTask(ctx, publisher, owner, id, status, raw, c.now())
+	t, err := c.Store.FinishTask(ctx, publisher, owner, id, status, raw, c.now())
 	if errors.Is(err, store.ErrConflict) {
 		return nil, &failure{code: InvalidTransition, detail: "task " + id + " has already finished"}
 	}

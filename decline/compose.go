@@ -26,6 +26,11 @@ type Input struct {
 	// something for it. A nil Verify means no suggestion can be verified,
 	// so none is offered.
 	Verify func(Change) bool
+	// VerifyFigure applies the change a figure of the reason stands for
+	// and reports whether the changed brief is served as far as the rule
+	// with slug goes: that rule no longer declines it and the catalogue
+	// has something for it. Nil falls back to Verify.
+	VerifyFigure func(Change, Slug) bool
 	// Forced, when set, replaces the composed reason and suggestions: a
 	// compliance directive. The text still passes the screen.
 	Forced *Forced
@@ -80,8 +85,19 @@ func Compose(in Input, screen *sanitize.Screen) Composed {
 	primary := visible[0]
 	out := Composed{Slug: primary.Slug, Level: primary.Level}
 
-	offered, checks := verified(visible, in.Voice, in.Verify)
+	known := map[string]bool{}
+	verify := in.Verify
+	if verify != nil {
+		verify = func(c Change) bool {
+			ok := in.Verify(c)
+			known[c.Text()] = ok
+			return ok
+		}
+	}
+	offered, checks := verified(visible, in.Voice, verify)
+	stated, checks := verifiedFigures(visible, in.Voice, in, known, checks)
 	out.Checks = checks
+	out.Level = stated[0].Level
 	// Screen each change's text as Lines would, keeping Offered aligned
 	// with Suggestions one to one: a change whose text was screened out,
 	// or reads the same as one already kept (two rules can both suggest
@@ -100,7 +116,7 @@ func Compose(in Input, screen *sanitize.Screen) Composed {
 	}
 
 	entry, _ := Lookup(primary.Slug)
-	reason, figs := reasonText(visible, in.Voice, len(out.Suggestions) > 0, screen)
+	reason, figs := reasonText(stated, in.Voice, len(out.Suggestions) > 0, screen)
 	out.Reason = screen.ProseWith(reason, figs, sanitize.MaxReason, sanitize.Declined, entry.Reason)
 	return out
 }

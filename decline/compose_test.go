@@ -249,7 +249,7 @@ func TestComposeTemplates(t *testing.T) {
 		{"no template: canned line", leadGrounds(Category), voice, "The requested start date does not allow enough lead time."},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			c := Compose(Input{Grounds: []Grounds{test.g}, Voice: test.voice, Cap: Exact}, plain)
+			c := Compose(Input{Grounds: []Grounds{test.g}, Voice: test.voice, Cap: Exact, Verify: always}, plain)
 			if c.Reason.String() != test.want {
 				t.Errorf("Compose reason = %q, want %q", c.Reason, test.want)
 			}

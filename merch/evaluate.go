@@ -198,7 +198,14 @@ func (bf *BudgetFloor) holds(b *Brief, m *Market, f *decline.Facts) bool {
 		}
 		return bf.Minimum
 	}
-	candidates := b.Channels
+	// The minimum that applies is the cheapest among the channels asked
+	// that the seller carries: a channel it does not carry cannot be
+	// served at any budget, so its minimum would be a figure that serves
+	// nothing.
+	candidates := intersect(b.Channels, m.Channels)
+	if len(candidates) == 0 {
+		candidates = b.Channels
+	}
 	if len(candidates) == 0 {
 		candidates = m.Channels
 	}

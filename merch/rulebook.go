@@ -434,34 +434,23 @@ func onlyPredicate(c Condition) string {
 // Lint applies the authoring rules a rulebook must pass to be saved, on top
 // of Validate: voice templates must be plain, public and inert (no
 // internal placeholders, links, markdown, control or bidi characters, or
-// instructions aimed at a model), and must not name anything confidential
-// in the rulebook. Serving does not depend on it: whatever a saved
-// template says still passes the screen.
+// instructions aimed at a model). Whether a template or the seller name
+// names anything confidential is judged by the screen the saved rulebook
+// would serve with, which needs the catalogue too (products.LintVoice).
 func (rb *Rulebook) Lint() error {
 	var v problem.Invalid
 	if rb == nil {
 		return nil
 	}
-	screen := rb.confidentialScreen()
 	slugs := make([]string, 0, len(rb.Voice.Templates))
 	for s := range rb.Voice.Templates {
 		slugs = append(slugs, string(s))
 	}
 	sort.Strings(slugs)
 	for _, s := range slugs {
-		p := problem.Pointer("voice", "templates", s)
-		t := rb.Voice.Templates[decline.Slug(s)]
-		if err := decline.LintTemplate(t); err != nil {
-			v.Add(p, "%v", err)
-			continue
+		if err := decline.LintTemplate(rb.Voice.Templates[decline.Slug(s)]); err != nil {
+			v.Add(problem.Pointer("voice", "templates", s), "%v", err)
 		}
-		if hits := screen.Hits(t); len(hits) > 0 {
-			v.Add(p, "the template names a confidential %s (%q); templates are shown to buyers",
-				strings.ReplaceAll(string(hits[0].Term.Kind), "_", " "), hits[0].Term.Value)
-		}
-	}
-	if hits := screen.Hits(rb.Voice.SellerName); len(hits) > 0 {
-		v.Add("/voice/seller_name", "the seller name contains a confidential %s (%q)", strings.ReplaceAll(string(hits[0].Term.Kind), "_", " "), hits[0].Term.Value)
 	}
 	return v.Err()
 }
@@ -526,17 +515,6 @@ func (rb *Rulebook) DisclosedFigures() []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// confidentialScreen is a screen over the rulebook's own confidential
-// terms, for linting its templates. Words of the storefront's canned lines
-// are not confidential, as in the serving screen.
-func (rb *Rulebook) confidentialScreen() *sanitize.Screen {
-	public := make([]string, 0, len(decline.Vocabulary))
-	for _, e := range decline.Vocabulary {
-		public = append(public, e.Reason)
-	}
-	return sanitize.New(sanitize.NewDenyList(rb.ConfidentialTerms(), public))
 }
 
 // String is for logs: it names the rule by id only.

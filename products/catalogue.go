@@ -48,16 +48,70 @@ type Snapshot struct {
 // confidential parts, the catalogue's internal references and the known
 // vendors; the screen over it; and the catalogue's pre-screened wire form.
 func NewSnapshot(pub Publisher, catalogue []Product, catalogueVersion int64, rb *merch.Rulebook, rulebookVersion int64) *Snapshot {
-	deny := sanitize.Compile(DenyTerms(rb, catalogue), sanitize.Public{Lexicon: PublicLexicon(), Text: PublicText(pub, catalogue, rb)})
-	screen := sanitize.New(deny)
+	screen := ServingScreen(pub, rb, catalogue)
 	return &Snapshot{
 		Publisher:        pub,
 		CatalogueVersion: catalogueVersion,
 		RulebookVersion:  rulebookVersion,
 		Rulebook:         rb,
-		Catalogue:        newCatalogue(catalogue, screen),
+		Catalogue:        newCatalogue(catalogue, screen, confidentialText(rb, catalogue)),
 		Screen:           screen,
 	}
+}
+
+// ServingScreen is the screen a snapshot of pub, rb and catalogue serves
+// with. The admin API lints what it saves with the same screen, so that
+// what is stored is what is served.
+func ServingScreen(pub Publisher, rb *merch.Rulebook, catalogue []Product) *sanitize.Screen {
+	return sanitize.New(sanitize.Compile(DenyTerms(rb, catalogue), ServingPublic(pub, rb, catalogue)))
+}
+
+// publicIdentity is who the publisher says it is to every buyer: its name
+// and domain and the domains its products are sold on. A confidential term
+// that is one of them keeps no secret, and blocking it would withhold every
+// product sold on the domain.
+func publicIdentity(pub Publisher, catalogue []Product) []string {
+	out := []string{pub.Name, pub.Domain}
+	seen := map[string]bool{}
+	for _, p := range catalogue {
+		for _, pp := range p.PublisherProperties {
+			if !seen[pp.PublisherDomain] {
+				seen[pp.PublisherDomain] = true
+				out = append(out, pp.PublisherDomain)
+			}
+		}
+	}
+	return out
+}
+
+// NewSeededSnapshot serves a sandbox principal its own seeded products
+// under base's rulebook. The products are the buyer's own words: they are
+// cleaned of markup and vendor names but never matched against the
+// publisher's deny-list, which would tell the buyer which of the words it
+// seeded are the publisher's secrets. Declines are composed from the
+// publisher's text, so they keep base's screen.
+func NewSeededSnapshot(base *Snapshot, seeds []Product, version int64) *Snapshot {
+	return &Snapshot{
+		Publisher:        base.Publisher,
+		CatalogueVersion: version,
+		RulebookVersion:  base.RulebookVersion,
+		Rulebook:         base.Rulebook,
+		Catalogue:        newCatalogue(seeds, baseScreen, nil),
+		Screen:           base.Screen,
+		BuiltAt:          time.Now(),
+	}
+}
+
+// confidentialText is every confidential field of rb and catalogue as
+// written.
+func confidentialText(rb *merch.Rulebook, catalogue []Product) []string {
+	out := rb.ConfidentialText()
+	for _, p := range catalogue {
+		if p.InternalRef != "" {
+			out = append(out, p.InternalRef)
+		}
+	}
+	return out
 }
 
 // DenyTerms lists everything confidential in a rulebook and catalogue.
@@ -86,16 +140,23 @@ func PublicText(pub Publisher, catalogue []Product, rb *merch.Rulebook) []string
 		for _, po := range p.PricingOptions {
 			walkJSON(po, nil, func(n string) { prices = append(prices, n) })
 		}
+		// Of a product's publisher properties only the domains are public
+		// facts: ids and tags are publisher-written, and a secret written
+		// into one must not make itself public.
+		var domains []string
+		for _, pp := range p.PublisherProperties {
+			domains = append(domains, pp.PublisherDomain)
+		}
 		facts := struct {
-			Properties []PublisherProperty
-			Channels   []string
-			Delivery   string
-			Reporting  ReportingCapabilities
-			Video      []string
-			Audio      []string
-			Excl       string
-			Countries  []string
-		}{p.PublisherProperties, p.Channels, p.DeliveryType, p.ReportingCapabilities, p.VideoPlacementTypes, p.AudioDistributionTypes, p.Exclusivity, p.Countries}
+			Domains   []string
+			Channels  []string
+			Delivery  string
+			Reporting ReportingCapabilities
+			Video     []string
+			Audio     []string
+			Excl      string
+			Countries []string
+		}{domains, p.Channels, p.DeliveryType, p.ReportingCapabilities, p.VideoPlacementTypes, p.AudioDistributionTypes, p.Exclusivity, p.Countries}
 		add := func(s string) { out = append(out, s) }
 		walkJSON(facts, add, add)
 		out = append(out, prices...)
@@ -170,6 +231,10 @@ type entry struct {
 	p      Product
 	kinds  []string
 	fields []wireField // AdCP product fields in schema order, screened
+	// withheld marks a product with a buyer-visible string the screen
+	// would change and that has no neutral fallback (exposure.go): it is
+	// never served nor bought.
+	withheld bool
 	// terms are the ranking terms with their weights.
 	terms map[string]int
 }
@@ -179,7 +244,7 @@ type wireField struct {
 	raw  json.RawMessage
 }
 
-func newCatalogue(ps []Product, screen *sanitize.Screen) *Catalogue {
+func newCatalogue(ps []Product, screen *sanitize.Screen, confidential []string) *Catalogue {
 	c := &Catalogue{}
 	seen := map[string]map[string]bool{"ch": {}, "fk": {}, "co": {}, "cu": {}}
 	add := func(kind string, list []string, dst *[]string) {
@@ -190,11 +255,16 @@ func newCatalogue(ps []Product, screen *sanitize.Screen) *Catalogue {
 			}
 		}
 	}
-	for _, p := range ps {
+	shown := make([]Product, len(ps))
+	for i, p := range ps {
 		e := &entry{p: p, kinds: p.FormatKinds()}
 		e.fields = wire(p, screen)
-		e.terms = rankingTerms(screenedText(p, e.fields, screen))
+		e.withheld = exposes(e.fields, screen)
+		shown[i] = screenedText(p, e.fields, screen)
 		c.entries = append(c.entries, e)
+		if e.withheld {
+			continue
+		}
 		add("ch", p.Channels, &c.market.Channels)
 		add("fk", e.kinds, &c.market.FormatKinds)
 		add("co", p.Countries, &c.market.Countries)
@@ -206,6 +276,10 @@ func newCatalogue(ps []Product, screen *sanitize.Screen) *Catalogue {
 	}
 	for _, l := range [][]string{c.market.Channels, c.market.FormatKinds, c.market.Countries, c.market.Currencies} {
 		sort.Strings(l)
+	}
+	ranked := newKeywordPolicy(confidential, shown)
+	for i, e := range c.entries {
+		e.terms = rankingTerms(shown[i], ranked.ranks)
 	}
 	c.index = buildIndex(c.entries)
 	n := len(c.entries)
@@ -233,7 +307,8 @@ func (c *Catalogue) Products() []Product {
 
 // wire renders the AdCP fields of p, with its free text screened: a name
 // or description that names a confidential term is replaced by a neutral
-// one built from public facts.
+// one built from public facts. A nil screen renders the fields as stored,
+// for the lint to compare.
 func wire(p Product, screen *sanitize.Screen) []wireField {
 	var out []wireField
 	put := func(name string, v any) {
@@ -243,16 +318,20 @@ func wire(p Product, screen *sanitize.Screen) []wireField {
 		}
 		out = append(out, wireField{name, b})
 	}
-	label := neutralName(p)
-	name, ok := screen.Line(p.Name, 200)
-	if !ok {
-		name, _ = screen.Line(label, 200)
-	}
-	desc := screen.Prose(p.Description, 2000, sanitize.Declined, label+".")
-	if desc == sanitize.Declined {
-		// The description itself was screened out and so was the
-		// fallback: say nothing rather than the decline line.
-		desc, _ = screen.Line(label+".", 2000)
+	var name, desc any = p.Name, p.Description
+	if screen != nil {
+		label := neutralName(p)
+		n, ok := screen.Line(p.Name, 200)
+		if !ok {
+			n, _ = screen.Line(label, 200)
+		}
+		d := screen.Prose(p.Description, 2000, sanitize.Declined, label+".")
+		if d == sanitize.Declined {
+			// The description itself was screened out and so was the
+			// fallback: say nothing rather than the decline line.
+			d, _ = screen.Line(label+".", 2000)
+		}
+		name, desc = n, d
 	}
 	put("product_id", p.ProductID)
 	put("name", name)
@@ -278,7 +357,11 @@ func wire(p Product, screen *sanitize.Screen) []wireField {
 	put("pricing_options", p.PricingOptions)
 	put("reporting_capabilities", p.ReportingCapabilities)
 	if len(p.SignalTargetingOptions) > 0 {
-		put("signal_targeting_options", wireSignals(p, screen))
+		if screen == nil {
+			put("signal_targeting_options", p.SignalTargetingOptions)
+		} else {
+			put("signal_targeting_options", wireSignals(p, screen))
+		}
 	}
 	if p.SignalTargetingRules != nil {
 		put("signal_targeting_rules", p.SignalTargetingRules)
@@ -345,7 +428,7 @@ func screenedText(p Product, fields []wireField, screen *sanitize.Screen) Produc
 	return p
 }
 
-func rankingTerms(p Product) map[string]int {
+func rankingTerms(p Product, rankKeyword func(string) bool) map[string]int {
 	t := map[string]int{}
 	bump := func(words []string, w int) {
 		for _, x := range words {
@@ -363,7 +446,13 @@ func rankingTerms(p Product) map[string]int {
 	}
 	bump(words(p.Name), 3)
 	for _, k := range p.Keywords {
-		bump(words(k), 2)
+		var kept []string
+		for _, w := range words(k) {
+			if rankKeyword(w) {
+				kept = append(kept, w)
+			}
+		}
+		bump(kept, 2)
 	}
 	bump(words(p.Description), 1)
 	for _, k := range p.FormatKinds() {

@@ -27,7 +27,7 @@ func formatCatalogue() []Product {
 }
 
 func TestFindFormatFilters(t *testing.T) {
-	c := newCatalogue(formatCatalogue(), sanitize.New(nil))
+	c := newCatalogue(formatCatalogue(), sanitize.New(nil), nil)
 	for _, p := range formatCatalogue() {
 		if err := p.Validate(); err != nil {
 			t.Fatalf("%s: %v", p.ProductID, err)
@@ -132,7 +132,7 @@ func TestDecodeFormatIDPixelRatio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := newCatalogue(formatCatalogue(), sanitize.New(nil))
+	c := newCatalogue(formatCatalogue(), sanitize.New(nil), nil)
 	if m := c.Find(req.Filters, nil, "", false, nil); m.Total != 0 {
 		t.Errorf("a 2x variant matched %d products, want none", m.Total)
 	}

@@ -137,7 +137,7 @@ func buildIndex(entries []*entry) *index {
 		p := &e.p
 		x.all.set(i)
 		x.byID[p.ProductID] = i
-		if len(p.PricingOptions) > 0 {
+		if len(p.PricingOptions) > 0 && !e.withheld {
 			x.priced.set(i)
 		}
 		for _, v := range p.Channels {

@@ -295,7 +295,7 @@ func TestIndexedFindMatchesDefinition(t *testing.T) {
 		for i := range ps {
 			ps[i] = genProduct(t, i)
 		}
-		c := newCatalogue(ps, sanitize.New(nil))
+		c := newCatalogue(ps, sanitize.New(nil), nil)
 		for range 5 {
 			f, geo := genFilters(t)
 			text := ""

@@ -197,7 +197,7 @@ func leakCases() []leakCase {
 	add("auth missing", anonymous, `"adcp_version":"3.2-beta.5","brief":"Kestrel","account":{"brand":{"domain":"acme.example"},"operator":"agency.example"}`)
 	add("forged cursor", anonymous, `"adcp_version":"3.2-beta.5","brief":"Kestrel","pagination":{"cursor":"WlgtNDQ3MQ"}`)
 	add("finalize", anonymous, `"adcp_version":"3.2-beta.5","buying_mode":"refine","refine":[{"scope":"proposal","proposal_id":"prop_1","action":"finalize"}]`)
-	// Compliance directives: forced text passes the same screen.
+	// Compliance directives: forced text is screened as the caller's own.
 	forced := `"adcp_version":"3.2-beta.5","brief":"Kestrel","account":{"brand":{"domain":"kit.example"},"operator":"agency.example","sandbox":true}`
 	add("forced rejection", agency, forced)
 	add("forced submission", agency, forced)
@@ -273,15 +273,19 @@ func leakEnv(t *testing.T) (*env, string) {
 	return e, acct.ID
 }
 
-// directive arms a compliance directive whose text is full of secrets.
+// directive arms a compliance directive whose text is full of what a
+// seller's answer must never carry and a caller might type: vendor names,
+// disguised, and markup. The caller's own words are never matched against
+// the publisher's deny-list (that would confirm guesses: see
+// TestForcedTextIsNoOracle), so the publisher's secrets are not typed here.
 func directive(t *testing.T, e *env, acctID string, arm string) {
 	t.Helper()
 	d := products.Directive{
 		Arm:         arm,
-		Reason:      "Forced by ZX-4471-HOLIDAY-FLOOR. The rule is owned by D a n a Whitfield. The brief was declined.",
-		Suggestions: []string{"Ask Ｋｅｓｔｒｅｌ.", "Call Halcyon\u200bPartners.", "Raise the budget."},
+		Reason:      "Forced by the <b>Magnite</b> sync. The brief was declined.",
+		Suggestions: []string{"Ask Ｃｅｌｔｒａ.", "Call Free\u200bWheel.", "Raise the budget."},
 		TaskID:      "task_lakeside_1",
-		Message:     "Queued for Marta\u00a0Okafor to review.",
+		Message:     "Queued for <i>FreeWheel</i> review.",
 	}
 	if err := e.store.SetDirective(context.Background(), lakeside, acctID, agency.ID, d); err != nil {
 		t.Fatal(err)

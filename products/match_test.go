@@ -64,7 +64,7 @@ func TestTestCatalogueValid(t *testing.T) {
 }
 
 func find(f Filters, geo []string, text string, curate bool) *Match {
-	c := newCatalogue(testCatalogue(), sanitize.New(nil))
+	c := newCatalogue(testCatalogue(), sanitize.New(nil), nil)
 	return c.Find(f, geo, text, curate, nil)
 }
 
@@ -184,7 +184,7 @@ func TestCursor(t *testing.T) {
 }
 
 func TestMarket(t *testing.T) {
-	c := newCatalogue(testCatalogue(), sanitize.New(nil))
+	c := newCatalogue(testCatalogue(), sanitize.New(nil), nil)
 	want := merch.Market{
 		Channels:    []string{"ctv", "display", "olv", "streaming_audio"},
 		FormatKinds: []string{"audio_hosted", "image", "video_hosted", "video_vast"},
@@ -273,7 +273,7 @@ func TestDenyTerms(t *testing.T) {
 // Omitting every product the brief is relevant to leaves nothing: the
 // answer does not fall back to products the brief has nothing to do with.
 func TestFindOmitRelevant(t *testing.T) {
-	c := newCatalogue(testCatalogue(), sanitize.New(nil))
+	c := newCatalogue(testCatalogue(), sanitize.New(nil), nil)
 	all := c.Find(Filters{}, nil, "sports", true, nil)
 	relevant := map[string]bool{}
 	for _, e := range all.Page(0, all.Total) {

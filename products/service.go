@@ -408,15 +408,19 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 				trace.Error = failure.Message.String()
 				return s.fail(ctx, c, env, req, trace, live, *failure)
 			}
-			o := outcome.NewSubmitted(env, directive.TaskID, screenOptional(snap.Screen, directive.Message))
+			o := outcome.NewSubmitted(env, directive.TaskID, screenOptional(baseScreen, directive.Message))
 			return s.finish(ctx, c, o, req, acct, trace, d, live, true)
 		}
+		// A forced reason is the compliance caller's own words: cleaned of
+		// markup and vendor names, never matched against the deny-list,
+		// whose verdict would confirm which of them are the publisher's
+		// secrets.
 		composed := decline.Compose(decline.Input{
 			Grounds: d.Grounds(),
 			Voice:   snap.Rulebook.Voice,
 			Cap:     acct.Disclosure,
 			Forced:  &decline.Forced{Reason: directive.Reason, Suggestions: directive.Suggestions},
-		}, snap.Screen)
+		}, baseScreen)
 		return s.finish(ctx, c, s.declined(env, version, composed), req, acct, trace, d, live, true)
 	}
 
@@ -428,10 +432,11 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 	if d.Declined() {
 		trace.Disclosure = acct.Disclosure.String()
 		composed := decline.Compose(decline.Input{
-			Grounds: d.Grounds(),
-			Voice:   snap.Rulebook.Voice,
-			Cap:     acct.Disclosure,
-			Verify:  Verifier(snap, req, brief),
+			Grounds:      DeclineGrounds(snap, req, d),
+			Voice:        snap.Rulebook.Voice,
+			Cap:          acct.Disclosure,
+			Verify:       Verifier(snap, req, brief),
+			VerifyFigure: FigureVerifier(snap, req, brief),
 		}, snap.Screen)
 		trace.Checks = composed.Checks
 		for i, ch := range composed.Offered {
@@ -569,35 +574,61 @@ func DeclineError(c decline.Composed) outcome.Error {
 // with it too, so a refused buy is offered what a declined brief would be.
 func Verifier(snap *Snapshot, req *Request, brief merch.Brief) func(decline.Change) bool {
 	return func(ch decline.Change) bool {
-		b := brief.Clone()
-		f := req.Filters
-		geo := append([]string(nil), req.GeoCountries...)
-		for _, e := range ch.Edits {
-			switch e.Kind {
-			case decline.RaiseBudget:
-				v := e.Budget
-				b.Budget = &merch.Budget{Max: &v, Currency: e.Currency}
-				f.Budget = &BudgetRange{Max: &v, Currency: e.Currency}
-			case decline.SwitchChannel:
-				b.Channels = []string{e.Channel}
-				f.Channels = []string{e.Channel}
-			case decline.MoveFlight, decline.LaterStart:
-				b.Flight = e.Flight
-				f.StartDate, f.EndDate = e.Flight.Start, e.Flight.End
-			case decline.TargetMarket:
-				b.Countries = []string{e.Country}
-				geo, f.Countries = []string{e.Country}, nil
-			case decline.ChangeFormat:
-				b.FormatKinds = []string{e.FormatKind}
-				f.FormatKinds = []string{e.FormatKind}
-			}
-		}
+		b, f, geo := applied(req, brief, ch)
 		d, err := merch.Evaluate(snap.Rulebook, b, snap.Catalogue.Market())
 		if err != nil || d.Declined() {
 			return false
 		}
 		return snap.Catalogue.Any(f, geo)
 	}
+}
+
+// FigureVerifier returns the function the composer checks a figure of a
+// reason with: the change the figure stands for, applied as Verifier
+// does, must stop the rule with the slug from declining, and the
+// catalogue must have a product for the changed brief.
+func FigureVerifier(snap *Snapshot, req *Request, brief merch.Brief) func(decline.Change, decline.Slug) bool {
+	return func(ch decline.Change, slug decline.Slug) bool {
+		b, f, geo := applied(req, brief, ch)
+		d, err := merch.Evaluate(snap.Rulebook, b, snap.Catalogue.Market())
+		if err != nil {
+			return false
+		}
+		for _, r := range d.Reasons() {
+			if r.Slug == slug {
+				return false
+			}
+		}
+		return snap.Catalogue.Any(f, geo)
+	}
+}
+
+// applied is the brief, filters and markets of req with ch applied.
+func applied(req *Request, brief merch.Brief, ch decline.Change) (merch.Brief, Filters, []string) {
+	b := brief.Clone()
+	f := req.Filters
+	geo := append([]string(nil), req.GeoCountries...)
+	for _, e := range ch.Edits {
+		switch e.Kind {
+		case decline.RaiseBudget:
+			v := e.Budget
+			b.Budget = &merch.Budget{Max: &v, Currency: e.Currency}
+			f.Budget = &BudgetRange{Max: &v, Currency: e.Currency}
+		case decline.SwitchChannel:
+			b.Channels = []string{e.Channel}
+			f.Channels = []string{e.Channel}
+		case decline.MoveFlight, decline.LaterStart:
+			b.Flight = e.Flight
+			f.StartDate, f.EndDate = e.Flight.Start, e.Flight.End
+		case decline.TargetMarket:
+			b.Countries = []string{e.Country}
+			geo, f.Countries = []string{e.Country}, nil
+		case decline.ChangeFormat:
+			b.FormatKinds = []string{e.FormatKind}
+			f.FormatKinds = []string{e.FormatKind}
+		}
+	}
+	return b, f, geo
 }
 
 // completed matches the catalogue and builds the completed arm.
@@ -637,7 +668,11 @@ func (s *Service) completed(env outcome.Envelope, req *Request, acct Account, sn
 	products := make([]json.RawMessage, 0, len(entries))
 	lines := map[string]json.RawMessage{}
 	for _, e := range entries {
-		products = append(products, project(e, req.Fields, req.Filters.PricingCurrencies, relevance(e, m.terms), snap.Screen, lines))
+		// brief_relevance lists the buyer's own words that the product's
+		// public text matched: it is screened like the buyer's words,
+		// never with the deny-list, or whether it appears would tell the
+		// buyer which words it typed form a confidential phrase.
+		products = append(products, project(e, req.Fields, req.Filters.PricingCurrencies, relevance(e, m.terms), baseScreen, lines))
 	}
 	scope := "public"
 	if req.Account != nil {

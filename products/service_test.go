@@ -729,9 +729,9 @@ func sameMembers(a, b []string) bool {
 // traced once, with its kind.
 func TestServiceSameSuggestionFromTwoRules(t *testing.T) {
 	rb := &merch.Rulebook{Format: merch.Format, Rules: []merch.Rule{
-		{ID: "B-1", Name: "floor", When: merch.Condition{BudgetBelow: &merch.BudgetFloor{Currency: "USD", Minimum: 5000, PerChannel: map[string]float64{"display": 1000}}},
+		{ID: "B-1", Name: "Budget floor", When: merch.Condition{BudgetBelow: &merch.BudgetFloor{Currency: "USD", Minimum: 5000, PerChannel: map[string]float64{"display": 1000}}},
 			Decline: merch.Action{Slug: decline.BudgetBelowMinimum, Disclosure: decline.Range, Suggest: []decline.SuggestionKind{decline.SwitchChannel}}},
-		{ID: "C-1", Name: "channels", When: merch.Condition{ChannelsOffered: []string{"display", "olv"}},
+		{ID: "C-1", Name: "Carried channels", When: merch.Condition{ChannelsOffered: []string{"display", "olv"}},
 			Decline: merch.Action{Slug: decline.ChannelNotOffered, Disclosure: decline.Category, Suggest: []decline.SuggestionKind{decline.SwitchChannel}}},
 	}}
 	if err := rb.Validate(); err != nil {
@@ -792,15 +792,17 @@ func TestServiceDirectives(t *testing.T) {
 	// The agency's own sandbox account, named by its natural key.
 	args := `{"adcp_version":"3.2-beta.5","brief":"video","account":{"brand":{"domain":"acme.example"},"operator":"agency.example","sandbox":true}}`
 	p := agency
-	if err := e.store.SetDirective(ctx, nw, acct.ID, p.ID, products.Directive{Arm: "rejected", Reason: "<b>Forced</b> by test. MR-2291-CTV-FLOOR fired.", Suggestions: []string{"Try display.", "See MR-2291-CTV-FLOOR."}}); err != nil {
+	// The forced text is the caller's own: markup and vendors go, the
+	// publisher's deny-list is never applied (it would confirm guesses).
+	if err := e.store.SetDirective(ctx, nw, acct.ID, p.ID, products.Directive{Arm: "rejected", Reason: "<b>Forced</b> by test. MR-2291-CTV-FLOOR fired. Magnite said so.", Suggestions: []string{"Try display.", "See MR-2291-CTV-FLOOR.", "Ask FreeWheel."}}); err != nil {
 		t.Fatal(err)
 	}
 	r, m := e.get(t, nw, p, args)
 	spectest.GetProducts(t, r.Payload)
-	if m["status"] != "rejected" || m["reason"] != "Forced by test." {
+	if m["status"] != "rejected" || m["reason"] != "Forced by test. MR-2291-CTV-FLOOR fired." {
 		t.Errorf("forced = %s", r.Payload)
 	}
-	if diff := cmp.Diff([]any{"Try display."}, m["suggestions"]); diff != "" {
+	if diff := cmp.Diff([]any{"Try display.", "See MR-2291-CTV-FLOOR."}, m["suggestions"]); diff != "" {
 		t.Errorf("forced suggestions (-want +got):\n%s", diff)
 	}
 	if le := e.lastEntry(t, nw); !le.Forced || !le.Sandbox {
@@ -827,7 +829,7 @@ func TestServiceDirectives(t *testing.T) {
 	}
 
 	// A submitted directive answers with the task, its message screened.
-	if err := e.store.SetDirective(ctx, nw, acct.ID, p.ID, products.Directive{Arm: "submitted", TaskID: "task_1", Message: "Queued for <i>review</i> under MR-2291-CTV-FLOOR."}); err != nil {
+	if err := e.store.SetDirective(ctx, nw, acct.ID, p.ID, products.Directive{Arm: "submitted", TaskID: "task_1", Message: "Queued for <i>review</i> with DoubleVerify."}); err != nil {
 		t.Fatal(err)
 	}
 	r, m = e.get(t, nw, p, args)
@@ -836,7 +838,7 @@ func TestServiceDirectives(t *testing.T) {
 		t.Errorf("submitted = %s", r.Payload)
 	}
 	if _, ok := m["message"]; ok {
-		t.Errorf("a message naming a rule id was sent: %v", m["message"])
+		t.Errorf("a message naming a vendor was sent: %v", m["message"])
 	}
 	if le := e.lastEntry(t, nw); le.Arm != "submitted" || !le.Forced {
 		t.Errorf("ledger entry = %+v, want a forced submitted entry", le)

@@ -90,7 +90,7 @@ func TestSignalChargesPayable(t *testing.T) {
 	c := newCatalogue([]Product{
 		signalProduct("mixed", &SignalRules{SelectionMode: "optional"}, signal("a", false, "EUR")),
 		signalProduct("fixed_eur", &SignalRules{SelectionMode: "fixed"}, signal("b", true, "EUR")),
-	}, sanitize.New(nil))
+	}, sanitize.New(nil), nil)
 	m := c.Find(Filters{PricingCurrencies: usd}, nil, "", false, nil)
 	if got := rankedIDs(m); !slices.Equal(got, []string{"mixed"}) {
 		t.Errorf("USD products = %v, want [mixed]", got)

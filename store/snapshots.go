@@ -196,10 +196,12 @@ func (c *Snapshots) SeededSnapshot(ctx context.Context, publisher, principal str
 	c.mu.Lock()
 	hit, ok := c.seeded[key]
 	c.mu.Unlock()
-	if ok && hit.seedVersion == version && hit.snap.RulebookVersion == base.RulebookVersion {
+	// A seeded snapshot shares base's rulebook and screen: it is reused
+	// while both are base's own.
+	if ok && hit.seedVersion == version && hit.snap.Screen == base.Screen {
 		return hit.snap, nil
 	}
-	snap := c.built(products.NewSnapshot(base.Publisher, seeds, version, base.Rulebook, base.RulebookVersion))
+	snap := c.built(products.NewSeededSnapshot(base, seeds, version))
 	c.mu.Lock()
 	c.seeded[key] = seededSnap{version, snap}
 	c.mu.Unlock()
