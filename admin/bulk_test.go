@@ -68,12 +68,29 @@ func jsonl(ps ...products.Product) string {
 // catalogue is the demo catalogue, decoded once.
 var catalogue = demo.Products()
 
+// fresh is the ith imported product. Its id and name count in the letters
+// j, q, x and z (imported-jjjjjj, imported-jjjjjq, ...): a number of four
+// digits in a product's public text may be one a confidential id of the
+// demo holds (its rule ids and tickets do), and letters of the whole
+// alphabet spell vendors' names (DFP), both of which the admin API
+// refuses to serve.
 func fresh(i int) products.Product {
 	p := catalogue[i%len(catalogue)]
-	p.ProductID = fmt.Sprintf("imported-%03d", i)
-	p.Name = fmt.Sprintf("Imported product %d", i)
+	p.ProductID = "imported-" + letters(i)
+	p.Name = "Imported product " + letters(i)
 	p.InternalRef = ""
 	return p
+}
+
+// letters spells i in base 4 with the letters j, q, x and z, six of them.
+func letters(i int) string {
+	const digits = "jqxz"
+	out := make([]byte, 6)
+	for k := len(out) - 1; k >= 0; k-- {
+		out[k] = digits[i%4]
+		i /= 4
+	}
+	return string(out)
 }
 
 // TestImportAndExport: a file is imported whole as one version, refused

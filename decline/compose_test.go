@@ -424,7 +424,7 @@ func TestComposeScreensOutput(t *testing.T) {
 		t.Errorf("reason = %q, want %q", r, want)
 	}
 
-	c = Compose(Input{Grounds: []Grounds{leadGrounds(Range)}, Voice: Voice{Templates: voice.Templates}, Cap: Exact}, screen)
+	c = Compose(Input{Grounds: []Grounds{leadGrounds(Range)}, Voice: Voice{Templates: voice.Templates}, Cap: Exact, Verify: always}, screen)
 	if want := "The requested start date does not allow enough lead time. Flights need a few days of lead time."; c.Reason.String() != want {
 		t.Errorf("reason = %q, want the canned line with its sentence %q", c.Reason, want)
 	}

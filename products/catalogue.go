@@ -89,7 +89,8 @@ func publicIdentity(pub Publisher, catalogue []Product) []string {
 // cleaned of markup and vendor names but never matched against the
 // publisher's deny-list, which would tell the buyer which of the words it
 // seeded are the publisher's secrets. Declines are composed from the
-// publisher's text, so they keep base's screen.
+// publisher's text, so they keep base's screen. The caller stamps BuiltAt
+// from the program's clock, as for every snapshot.
 func NewSeededSnapshot(base *Snapshot, seeds []Product, version int64) *Snapshot {
 	return &Snapshot{
 		Publisher:        base.Publisher,
@@ -98,7 +99,6 @@ func NewSeededSnapshot(base *Snapshot, seeds []Product, version int64) *Snapshot
 		Rulebook:         base.Rulebook,
 		Catalogue:        newCatalogue(seeds, baseScreen, nil),
 		Screen:           base.Screen,
-		BuiltAt:          time.Now(),
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/storefront/storefront/app"
 	"github.com/storefront/storefront/buying"
 	"github.com/storefront/storefront/compliance"
+	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
 )
@@ -145,12 +146,12 @@ func (h *Harness) Hook(name string) string { return h.hooks.URL + "/" + name }
 // Bodies waits up to wait for at least one body at the hook and returns
 // those received.
 func (h *Harness) Bodies(name string, wait time.Duration) [][]byte {
-	deadline := time.Now().Add(wait)
+	waited := clock.Start()
 	for {
 		h.mu.Lock()
 		b := h.bodies["/"+name]
 		h.mu.Unlock()
-		if len(b) > 0 || time.Now().After(deadline) {
+		if len(b) > 0 || waited.Elapsed() >= wait {
 			return b
 		}
 		time.Sleep(5 * time.Millisecond)
