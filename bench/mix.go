@@ -3,6 +3,10 @@ package bench
 import (
 	"encoding/json"
 	"fmt"
+	"time"
+
+	"github.com/storefront/storefront/merch"
+	"github.com/storefront/storefront/products"
 )
 
 // Request is one get_products call in the mix: its tool arguments, the
@@ -65,4 +69,18 @@ func withVersion(args, version string) string {
 func newRequest(id int, name, arm, args string) Request {
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_products","arguments":%s}}`, id, args)
 	return Request{Name: name, Arm: arm, Args: json.RawMessage(args), Body: []byte(body)}
+}
+
+// Briefs are the mix's requests as the products service normalises them
+// for rule evaluation on the day of now.
+func Briefs(now time.Time) ([]merch.Brief, error) {
+	var out []merch.Brief
+	for _, r := range Mix("3.2-beta.5") {
+		req, err := products.DecodeRequest(r.Args)
+		if err != nil {
+			return nil, fmt.Errorf("mix request %s: %w", r.Name, err)
+		}
+		out = append(out, products.NormaliseBrief(req, now))
+	}
+	return out, nil
 }

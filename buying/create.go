@@ -80,7 +80,7 @@ func judge(snap *products.Snapshot, b *mediabuy.Buy, acct products.Account, now 
 		}
 		req := mediabuy.Terms(b, p, &prod)
 		brief := products.NormaliseBrief(req, now)
-		d, err := merch.Evaluate(snap.Rulebook, brief, market)
+		d, err := snap.Rules.Evaluate(brief, market)
 		if err != nil {
 			return v, err
 		}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/mediabuy"
-	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
@@ -91,7 +90,7 @@ func (s *Service) rejudge(ctx context.Context, a *answer, snap *products.Snapsho
 		}
 		req := mediabuy.Terms(b, p, &prod)
 		brief := products.NormaliseBrief(req, now)
-		d, err := merch.Evaluate(snap.Rulebook, brief, snap.Catalogue.Market())
+		d, err := snap.Rules.Evaluate(brief, snap.Catalogue.Market())
 		if err != nil {
 			s.log().Error("judging an update failed", "err", err)
 			return a.fail(ctx, false, unavailable), true

@@ -61,49 +61,61 @@ type Reason struct {
 // Grounds returns the reason's public projection.
 func (r Reason) Grounds() decline.Grounds { return r.grounds }
 
-// Evaluate runs every enabled rule against the brief. It is pure: the same
-// rulebook, brief and market always give the same decision. It never
-// panics; an internal fault is returned as an error, which the caller must
-// treat as a failure, not as an allow.
+// Evaluate runs every enabled rule against the brief, in rulebook order.
+// It is the reference evaluation: Index.Evaluate, which serving uses,
+// visits only the rules that can fire and must answer exactly as it does.
+// It is pure: the same rulebook, brief and market always give the same
+// decision. It never panics; an internal fault is returned as an error,
+// which the caller must treat as a failure, not as an allow.
 func Evaluate(rb *Rulebook, b Brief, m Market) (d Decision, err error) {
 	if rb == nil {
 		return Decision{}, ErrNoRulebook
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			d, err = Decision{}, fmt.Errorf("merch: evaluation fault: %v", p)
-		}
-	}()
+	defer recoverFault(&d, &err)
 	if b.Today.IsZero() {
-		return Decision{}, errors.New("merch: brief has no evaluation date")
+		return Decision{}, errNoDate
 	}
 	// The brief's words are normalised once, not once per keyword rule.
 	hay := haystack(b.Text)
 	for i := range rb.Rules {
-		// By pointer: a rule is large, and most do not fire.
-		r := &rb.Rules[i]
-		if r.Disabled {
-			continue
+		if !rb.Rules[i].Disabled {
+			d.consider(rb, i, &b, &m, hay)
 		}
-		facts, fired := r.When.holds(&b, &m, hay)
-		if !fired {
-			continue
-		}
-		d.reasons = append(d.reasons, Reason{
-			Index:    i,
-			RuleID:   r.ID,
-			RuleName: r.Name,
-			Slug:     r.Decline.Slug,
-			Level:    r.Decline.Disclosure,
-			grounds: decline.Grounds{
-				Slug:    r.Decline.Slug,
-				Level:   r.Decline.Disclosure,
-				Allowed: allowed(r.Decline),
-				Facts:   facts,
-			},
-		})
 	}
 	return d, nil
+}
+
+var errNoDate = errors.New("merch: brief has no evaluation date")
+
+// recoverFault turns a panic in evaluation into an error: the caller fails
+// the request rather than serve products no rule was checked against.
+func recoverFault(d *Decision, err *error) {
+	if p := recover(); p != nil {
+		*d, *err = Decision{}, fmt.Errorf("merch: evaluation fault: %v", p)
+	}
+}
+
+// consider evaluates rule i and records it when it fires.
+func (d *Decision) consider(rb *Rulebook, i int, b *Brief, m *Market, hay string) {
+	// By pointer: a rule is large, and most do not fire.
+	r := &rb.Rules[i]
+	facts, fired := r.When.holds(b, m, hay)
+	if !fired {
+		return
+	}
+	d.reasons = append(d.reasons, Reason{
+		Index:    i,
+		RuleID:   r.ID,
+		RuleName: r.Name,
+		Slug:     r.Decline.Slug,
+		Level:    r.Decline.Disclosure,
+		grounds: decline.Grounds{
+			Slug:    r.Decline.Slug,
+			Level:   r.Decline.Disclosure,
+			Allowed: allowed(r.Decline),
+			Facts:   facts,
+		},
+	})
 }
 
 func allowed(a Action) []decline.SuggestionKind {
@@ -355,8 +367,11 @@ func haystack(text string) string {
 	if text == "" {
 		return ""
 	}
-	return " " + strings.Join(tokens(text), " ") + " "
+	return joinWords(tokens(text))
 }
+
+// joinWords is the haystack of a text's tokens.
+func joinWords(words []string) string { return " " + strings.Join(words, " ") + " " }
 
 // normalised is a keyword as lower-case words separated by single spaces.
 // Keywords usually already are, and then cost no allocation.

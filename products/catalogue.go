@@ -35,7 +35,10 @@ type Snapshot struct {
 	RulebookVersion  int64
 	// Rulebook is nil when the publisher has none; such a snapshot
 	// answers every get_products with the error arm.
-	Rulebook  *merch.Rulebook
+	Rulebook *merch.Rulebook
+	// Rules is the rulebook's index, which every evaluation goes
+	// through; nil with the rulebook.
+	Rules     *merch.Index
 	Catalogue *Catalogue
 	// Screen guards every buyer-visible string made from this snapshot.
 	Screen *sanitize.Screen
@@ -44,9 +47,10 @@ type Snapshot struct {
 	BuiltAt time.Time
 }
 
-// NewSnapshot builds a snapshot: the deny-list from the rulebook's
-// confidential parts, the catalogue's internal references and the known
-// vendors; the screen over it; and the catalogue's pre-screened wire form.
+// NewSnapshot builds a snapshot: the rulebook's index; the deny-list from
+// the rulebook's confidential parts, the catalogue's internal references
+// and the known vendors; the screen over it; and the catalogue's
+// pre-screened wire form.
 func NewSnapshot(pub Publisher, catalogue []Product, catalogueVersion int64, rb *merch.Rulebook, rulebookVersion int64) *Snapshot {
 	screen := ServingScreen(pub, rb, catalogue)
 	return &Snapshot{
@@ -54,6 +58,7 @@ func NewSnapshot(pub Publisher, catalogue []Product, catalogueVersion int64, rb 
 		CatalogueVersion: catalogueVersion,
 		RulebookVersion:  rulebookVersion,
 		Rulebook:         rb,
+		Rules:            merch.NewIndex(rb),
 		Catalogue:        newCatalogue(catalogue, screen, confidentialText(rb, catalogue)),
 		Screen:           screen,
 	}
@@ -97,6 +102,7 @@ func NewSeededSnapshot(base *Snapshot, seeds []Product, version int64) *Snapshot
 		CatalogueVersion: version,
 		RulebookVersion:  base.RulebookVersion,
 		Rulebook:         base.Rulebook,
+		Rules:            base.Rules,
 		Catalogue:        newCatalogue(seeds, baseScreen, nil),
 		Screen:           base.Screen,
 	}

@@ -390,7 +390,7 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 	}
 
 	brief := NormaliseBrief(req, s.now())
-	d, err := merch.Evaluate(snap.Rulebook, brief, snap.Catalogue.Market())
+	d, err := snap.Rules.Evaluate(brief, snap.Catalogue.Market())
 	if err != nil {
 		trace.Error = err.Error()
 		s.log().Error("rulebook evaluation failed", "publisher", c.PublisherID, "err", err)
@@ -575,7 +575,7 @@ func DeclineError(c decline.Composed) outcome.Error {
 func Verifier(snap *Snapshot, req *Request, brief merch.Brief) func(decline.Change) bool {
 	return func(ch decline.Change) bool {
 		b, f, geo := applied(req, brief, ch)
-		d, err := merch.Evaluate(snap.Rulebook, b, snap.Catalogue.Market())
+		d, err := snap.Rules.Evaluate(b, snap.Catalogue.Market())
 		if err != nil || d.Declined() {
 			return false
 		}
