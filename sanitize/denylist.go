@@ -5,8 +5,6 @@ import (
 	"sort"
 	"strings"
 	"unicode"
-
-	"github.com/coregx/ahocorasick"
 )
 
 // Kind says where a deny-list term came from. It is reported to publishers
@@ -79,12 +77,12 @@ const maxAligned = 63
 type DenyList struct {
 	terms []Term // active terms, tokens included
 	// free matches its patterns anywhere in a text's skeleton.
-	free     *ahocorasick.Automaton
+	free     *automaton
 	freeTerm []int32
 	// checked matches anywhere too, but where the term has a digit the
 	// text must have one: short ids ("SP-12"), which read as letters
 	// once the digits stand for letters.
-	checked     *ahocorasick.Automaton
+	checked     *automaton
 	checkedTerm []alignedTerm
 	// aligned holds the terms matched on word boundaries: a match must
 	// begin and end where a word of the text begins or ends, whatever
@@ -128,7 +126,9 @@ func NewDenyList(terms []Term, lexicon []string) *DenyList {
 // also contributes its distinctive words (see Public), as terms of the
 // same kind matched on word boundaries.
 func Compile(terms []Term, pub Public) *DenyList {
-	d := &DenyList{aligned: map[string][]alignedTerm{}}
+	// Sized for a term and about one distinctive word of it each, so that
+	// large lists are not rehashed as they grow.
+	d := &DenyList{aligned: make(map[string][]alignedTerm, len(terms))}
 	lexicon := make([]string, 0, len(pub.Lexicon))
 	public := map[string]bool{}
 	for _, p := range pub.Lexicon {
@@ -142,7 +142,8 @@ func Compile(terms []Term, pub Public) *DenyList {
 		sk   string
 		mode uint8
 	}
-	seen := map[key]bool{}
+	seen := make(map[key]bool, 2*len(terms))
+	d.terms = make([]Term, 0, 2*len(terms))
 	var freePats, checkedPats []string
 	add := func(t Term, sk string, v view) {
 		mode := uint8(0)
@@ -194,23 +195,8 @@ func Compile(terms []Term, pub Public) *DenyList {
 		}
 	}
 	d.buildFilter()
-	var err error
-	if d.free, err = build(freePats); err != nil {
-		// The builder fails only on empty patterns, which Compile never
-		// adds; were it to fail, the terms are kept as words rather
-		// than matched nowhere.
-		for i, p := range freePats {
-			d.keepAligned(p, alignedTerm{term: d.freeTerm[i]})
-		}
-		d.free, d.freeTerm = nil, nil
-	}
-	if d.checked, err = build(checkedPats); err != nil {
-		for i, p := range checkedPats {
-			d.keepAligned(p, d.checkedTerm[i])
-		}
-		d.checked, d.checkedTerm = nil, nil
-		d.buildFilter()
-	}
+	d.free = newAutomaton(freePats)
+	d.checked = newAutomaton(checkedPats)
 	return d
 }
 
@@ -252,13 +238,6 @@ func (d *DenyList) keepAligned(sk string, a alignedTerm) {
 	}
 	d.aligned[sk] = append(d.aligned[sk], a)
 	d.alignedLen |= 1 << len(sk)
-}
-
-func build(pats []string) (*ahocorasick.Automaton, error) {
-	if len(pats) == 0 {
-		return nil, nil
-	}
-	return ahocorasick.NewBuilder().SetMatchKind(ahocorasick.LeftmostLongest).AddStrings(pats).Build()
 }
 
 // digitMask marks the skeleton bytes of v that come from digits.
