@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -146,6 +147,50 @@ func BenchmarkGetProducts(b *testing.B) {
 					b.Fatalf("%s: answered %s", r.Name, res.Outcome.Arm())
 				}
 			})
+		})
+	}
+}
+
+// BenchmarkCatalogueHeap builds the serving snapshot of a generated
+// catalogue, its products decoded one by one as a store loads them, and
+// reports the live heap the snapshot keeps: in all (live-MiB) and per
+// product (live-B/product).
+func BenchmarkCatalogueHeap(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("products=%d", n), func(b *testing.B) {
+			f := bench.DefaultFixture
+			f.Products = n
+			load := func() []products.Product {
+				cat := f.Catalogue()
+				out := make([]products.Product, len(cat))
+				for i, p := range cat {
+					raw, err := json.Marshal(p)
+					if err == nil {
+						err = json.Unmarshal(raw, &out[i])
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				return out
+			}
+			rb := f.Rulebook(f.Catalogue())
+			var snap *products.Snapshot
+			loop(b, func(int) {
+				cat := load()
+				snap = products.NewSnapshot(f.Publisher(), cat, 1, &rb, 1)
+			})
+			snap = nil
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			snap = products.NewSnapshot(f.Publisher(), load(), 1, &rb, 1)
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			runtime.KeepAlive(snap)
+			live := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+			b.ReportMetric(live/(1<<20), "live-MiB")
+			b.ReportMetric(live/float64(n), "live-B/product")
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/adcp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -241,13 +242,88 @@ type entry struct {
 	// would change and that has no neutral fallback (exposure.go): it is
 	// never served nor bought.
 	withheld bool
-	// terms are the ranking terms with their weights.
-	terms map[string]int
+	// pos is the entry's place in the catalogue.
+	pos int32
 }
 
 type wireField struct {
 	name string
 	raw  json.RawMessage
+}
+
+// interner shares equal values among a catalogue's products: a catalogue
+// repeats the same formats, pricing options, properties and words across
+// many products, and each copy held once is heap not held per product.
+type interner struct {
+	raw    map[string][]byte
+	words  map[string]string
+	values map[string]any
+}
+
+func newInterner() *interner {
+	return &interner{raw: map[string][]byte{}, words: map[string]string{}, values: map[string]any{}}
+}
+
+// shared is v, or an equal value met before: equal by their JSON, which
+// for a product's parts is all they hold (every field is a JSON field).
+// Snapshot products are read, never written, so sharing is safe.
+func shared[T any](in *interner, name string, v T) T {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	key := name + "\x00" + string(b)
+	if kept, ok := in.values[key]; ok {
+		return kept.(T)
+	}
+	in.values[key] = v
+	return v
+}
+
+// product is p with each of its lists shared with equal ones.
+func (in *interner) product(p Product) Product {
+	p.PublisherProperties = shared(in, "pp", p.PublisherProperties)
+	p.Channels = shared(in, "ch", p.Channels)
+	p.FormatOptions = shared(in, "fo", p.FormatOptions)
+	p.PricingOptions = shared(in, "po", p.PricingOptions)
+	p.ReportingCapabilities = shared(in, "rc", p.ReportingCapabilities)
+	p.VideoPlacementTypes = shared(in, "vp", p.VideoPlacementTypes)
+	p.AudioDistributionTypes = shared(in, "ad", p.AudioDistributionTypes)
+	p.SignalTargetingOptions = shared(in, "so", p.SignalTargetingOptions)
+	p.SignalTargetingRules = shared(in, "sr", p.SignalTargetingRules)
+	p.MetricOptimization = shared(in, "mo", p.MetricOptimization)
+	p.Countries = shared(in, "co", p.Countries)
+	p.Availability = shared(in, "av", p.Availability)
+	p.Keywords = shared(in, "kw", p.Keywords)
+	p.DeliveryType = in.word(p.DeliveryType)
+	p.Exclusivity = in.word(p.Exclusivity)
+	return p
+}
+
+func (in *interner) bytes(b []byte) []byte {
+	if kept, ok := in.raw[string(b)]; ok {
+		return kept
+	}
+	in.raw[string(b)] = b
+	return b
+}
+
+func (in *interner) word(s string) string {
+	if kept, ok := in.words[s]; ok {
+		return kept
+	}
+	in.words[s] = s
+	return s
+}
+
+// fields is a product's wire fields held compactly: in a slice of their
+// exact number, each value shared with every equal one of the catalogue.
+func (in *interner) fields(fs []wireField) []wireField {
+	out := make([]wireField, len(fs))
+	for i, f := range fs {
+		out[i] = wireField{name: f.name, raw: in.bytes(f.raw)}
+	}
+	return out
 }
 
 func newCatalogue(ps []Product, screen *sanitize.Screen, confidential []string) *Catalogue {
@@ -261,10 +337,13 @@ func newCatalogue(ps []Product, screen *sanitize.Screen, confidential []string) 
 			}
 		}
 	}
+	in := newInterner()
 	shown := make([]Product, len(ps))
+	c.entries = make([]*entry, 0, len(ps))
 	for i, p := range ps {
-		e := &entry{p: p, kinds: p.FormatKinds()}
-		e.fields = wire(p, screen)
+		p = in.product(p)
+		e := &entry{p: p, kinds: shared(in, "fk", p.FormatKinds()), pos: int32(i)}
+		e.fields = in.fields(wire(p, screen))
 		e.withheld = exposes(e.fields, screen)
 		shown[i] = screenedText(p, e.fields, screen)
 		c.entries = append(c.entries, e)
@@ -284,16 +363,29 @@ func newCatalogue(ps []Product, screen *sanitize.Screen, confidential []string) 
 		sort.Strings(l)
 	}
 	ranked := newKeywordPolicy(confidential, shown)
-	for i, e := range c.entries {
-		e.terms = rankingTerms(shown[i], ranked.ranks)
+	terms := make([]map[string]int, len(c.entries))
+	for i := range c.entries {
+		terms[i] = rankingTerms(shown[i], ranked.ranks)
 	}
-	c.index = buildIndex(c.entries)
+	c.index = buildIndex(c.entries, terms, in)
 	n := len(c.entries)
 	c.scratch.New = func() any {
 		a := make([]int32, n)
 		return &a
 	}
 	return c
+}
+
+// weight is the ranking weight of term t for the product at pos, 0 when
+// it lacks the term: a search of the term's postings, which are in
+// catalogue order.
+func (c *Catalogue) weight(pos int32, t string) int32 {
+	ps := c.index.postings[t]
+	i, ok := slices.BinarySearchFunc(ps, pos, func(p posting, pos int32) int { return int(p.pos - pos) })
+	if !ok {
+		return 0
+	}
+	return ps[i].weight
 }
 
 // Market summarises what the catalogue carries.

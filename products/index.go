@@ -113,7 +113,7 @@ type index struct {
 	postings map[string][]posting
 }
 
-func buildIndex(entries []*entry) *index {
+func buildIndex(entries []*entry, terms []map[string]int, in *interner) *index {
 	n := len(entries)
 	x := &index{
 		n: n, all: newBitset(n), priced: newBitset(n),
@@ -198,7 +198,8 @@ func buildIndex(entries []*entry) *index {
 		if p.hasMandatorySignalCharges() {
 			x.signalCharged = append(x.signalCharged, i)
 		}
-		for t, w := range e.terms {
+		for t, w := range terms[i] {
+			t = in.word(t)
 			x.postings[t] = append(x.postings[t], posting{int32(i), int32(w)})
 		}
 	}

@@ -137,7 +137,7 @@ func refFind(c *Catalogue, f Filters, geo []string, text string, curate bool, om
 		}
 		s := 0
 		for t := range terms {
-			s += e.terms[t]
+			s += int(c.weight(e.pos, t))
 		}
 		kept = append(kept, scored{e, s, i})
 	}
@@ -347,4 +347,33 @@ func pageOffsets(total, size int) []int {
 		out = []int{}
 	}
 	return out
+}
+
+// TestWeightsAreTheRankingTerms: the postings, where a product's ranking
+// weights are kept, give every product exactly the weights rankingTerms
+// gives its public text, and nothing for a term it lacks.
+func TestWeightsAreTheRankingTerms(t *testing.T) {
+	ps := testCatalogue()
+	screen := sanitize.New(nil)
+	c := newCatalogue(ps, screen, nil)
+	shown := make([]Product, len(ps))
+	for i, e := range c.entries {
+		shown[i] = screenedText(e.p, e.fields, screen)
+	}
+	ranked := newKeywordPolicy(nil, shown)
+	checked := 0
+	for i, e := range c.entries {
+		for term, w := range rankingTerms(shown[i], ranked.ranks) {
+			if got := c.weight(e.pos, term); got != int32(w) {
+				t.Errorf("%s: weight of %q = %d, want %d", e.p.ProductID, term, got, w)
+			}
+			checked++
+		}
+		if got := c.weight(e.pos, "zzqxjv"); got != 0 {
+			t.Errorf("%s: an absent term weighs %d", e.p.ProductID, got)
+		}
+	}
+	if checked < len(ps) {
+		t.Fatalf("only %d weights checked over %d products", checked, len(ps))
+	}
 }

@@ -399,10 +399,10 @@ func briefTerms(text string) map[string]bool {
 }
 
 // relevance lists the brief terms a product matched, for brief_relevance.
-func relevance(e *entry, terms map[string]bool) []string {
+func relevance(c *Catalogue, e *entry, terms map[string]bool) []string {
 	var out []string
 	for t := range terms {
-		if e.terms[t] > 0 {
+		if c.weight(e.pos, t) > 0 {
 			out = append(out, t)
 		}
 	}
