@@ -7,11 +7,11 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/storefront/storefront/bench"
+	"github.com/storefront/storefront/internal/cputime"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
@@ -26,26 +26,15 @@ var benchDay = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 // target is that 10k rules cost at most 1.2x what 10 rules cost.
 var ruleSizes = []int{10, 1_000, 10_000}
 
-// cpuTime is the CPU time the process has used, every thread counted.
-// The machine is shared, so wall time per op says as much about the
-// neighbours as about the code; CPU time per op is reported beside it.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // loop runs op until the benchmark has its time and reports CPU time per
 // op as cpu-ns/op.
 func loop(b *testing.B, op func(i int)) {
 	b.ReportAllocs()
-	start := cpuTime()
+	start := cputime.Used()
 	for i := 0; b.Loop(); i++ {
 		op(i)
 	}
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(cputime.Used()-start)/float64(b.N), "cpu-ns/op")
 }
 
 // fixtureSnapshot is the generated publisher with n rules and a small
