@@ -18,7 +18,7 @@ function flight(b) {
 
 function account(o) {
   const b = o.buy || o;
-  return (b.brand_domain || '') + (o.owner?.account ? ' · ' + o.owner.account : b.account ? ' · ' + b.account : '');
+  return (b.brand_domain || '') + (b.account ? ' · ' + b.account : '');
 }
 
 function packages(b) {
