@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/storefront/storefront/internal/testenv"
-	"github.com/storefront/storefront/store/pgstore/pgtest"
 )
 
 // buyTool calls a tool as the demo buyer and returns the AdCP object.
@@ -113,59 +112,52 @@ func TestOrderDeskJSONShape(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reading the documentation the shape is checked against: %v", err)
 	}
-	for _, name := range []string{"memory", "postgres"} {
-		t.Run(name, func(t *testing.T) {
-			var args []string
-			if name == "postgres" {
-				args = []string{"--database-url", pgtest.NewDatabase(t), "--seed-demo"}
+	testenv.OnEachStore(t, func(t *testing.T, env *testenv.Env) {
+		c := client{t, env.BaseURL, env.AdminToken}
+		var answers []response
+		read := func(method, path, body string) map[string]any {
+			t.Helper()
+			r := c.do(method, pub+path, body)
+			if r.Status != http.StatusOK {
+				t.Fatalf("%s %s = %d %s", method, path, r.Status, r.Body)
 			}
-			env := testenv.Start(t, args...)
-			c := client{t, env.BaseURL, env.AdminToken}
-			var answers []response
-			read := func(method, path, body string) map[string]any {
-				t.Helper()
-				r := c.do(method, pub+path, body)
-				if r.Status != http.StatusOK {
-					t.Fatalf("%s %s = %d %s", method, path, r.Status, r.Body)
+			answers = append(answers, r)
+			return r.json(t)
+		}
+		a := buyTool(t, env, "create_media_buy", buyArgs("admin-shape-000000001", "120000"))
+		b := buyTool(t, env, "create_media_buy", buyArgs("admin-shape-000000002", "130000"))
+		ta, _ := a["task_id"].(string)
+		tb, _ := b["task_id"].(string)
+		if ta == "" || tb == "" {
+			t.Fatalf("orders over the review threshold = %v, %v", a, b)
+		}
+		pending := read("GET", "/orders", "")
+		if o := asList(pending["orders"]); len(o) != 2 || o[0].(map[string]any)["account"] == "" {
+			t.Fatalf("GET /orders = %v, want two orders naming their account", pending)
+		}
+		read("GET", "/orders/"+ta, "")
+		id, _ := read("POST", "/orders/"+ta+"/approve", "{}")["media_buy_id"].(string)
+		read("POST", "/orders/"+tb+"/decline", `{"slug":"commercially_declined","reason":"Not this quarter."}`)
+		read("GET", "/orders?status=all", "")
+		read("GET", "/media-buys", "")
+		read("GET", "/media-buys/"+id, "")
+		for _, r := range answers {
+			var v any
+			if err := json.Unmarshal(r.Body, &v); err != nil {
+				t.Fatal(err)
+			}
+			walkMembers(v, "", func(path, key string) {
+				switch {
+				case !snake.MatchString(key):
+					t.Errorf("%s: member %q is not snake_case", path, key)
+				case key == "owner" || key == "principal":
+					t.Errorf("%s: member %q is the store's access key", path, key)
+				case !strings.Contains(string(doc), "`"+key+"`"):
+					t.Errorf("%s: member %q is not documented in docs/media-buys.md", path, key)
 				}
-				answers = append(answers, r)
-				return r.json(t)
-			}
-			a := buyTool(t, env, "create_media_buy", buyArgs("admin-shape-000000001", "120000"))
-			b := buyTool(t, env, "create_media_buy", buyArgs("admin-shape-000000002", "130000"))
-			ta, _ := a["task_id"].(string)
-			tb, _ := b["task_id"].(string)
-			if ta == "" || tb == "" {
-				t.Fatalf("orders over the review threshold = %v, %v", a, b)
-			}
-			pending := read("GET", "/orders", "")
-			if o := asList(pending["orders"]); len(o) != 2 || o[0].(map[string]any)["account"] == "" {
-				t.Fatalf("GET /orders = %v, want two orders naming their account", pending)
-			}
-			read("GET", "/orders/"+ta, "")
-			id, _ := read("POST", "/orders/"+ta+"/approve", "{}")["media_buy_id"].(string)
-			read("POST", "/orders/"+tb+"/decline", `{"slug":"commercially_declined","reason":"Not this quarter."}`)
-			read("GET", "/orders?status=all", "")
-			read("GET", "/media-buys", "")
-			read("GET", "/media-buys/"+id, "")
-			for _, r := range answers {
-				var v any
-				if err := json.Unmarshal(r.Body, &v); err != nil {
-					t.Fatal(err)
-				}
-				walkMembers(v, "", func(path, key string) {
-					switch {
-					case !snake.MatchString(key):
-						t.Errorf("%s: member %q is not snake_case", path, key)
-					case key == "owner" || key == "principal":
-						t.Errorf("%s: member %q is the store's access key", path, key)
-					case !strings.Contains(string(doc), "`"+key+"`"):
-						t.Errorf("%s: member %q is not documented in docs/media-buys.md", path, key)
-					}
-				})
-			}
-		})
-	}
+			})
+		}
+	})
 }
 
 var snake = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
