@@ -197,6 +197,7 @@ func (s *Service) Create(ctx context.Context, c Call) Result {
 		s.log().Error("judging a buy failed", "publisher", c.Publisher, "err", err)
 		return a.fail(ctx, false, unavailable)
 	}
+	b.RulebookVersion = snap.RulebookVersion
 	if v.Refused >= 0 {
 		e, composed := Refusal(snap, v, acct)
 		a.rec.Slug, a.rec.RuleIDs = string(composed.Slug), v.Decision.RuleIDs()
