@@ -33,16 +33,36 @@ func (h *Handler) mountBuying(p *echo.Group) {
 	p.POST("/delivery", h.reportDelivery)
 }
 
-// orderView is an order as the desk shows it.
+// orderView is an order as the desk shows it (docs/media-buys.md, "The
+// admin API's orders and media buys"): the stored order with its account
+// named, less the task's owner key, which is the store's (see buyTerms).
+// TestOrderDeskJSONShape holds every member to the documentation, so one
+// added to the store does not reach the API unseen.
 type orderView struct {
 	store.Order
-	TotalBudget float64 `json:"total_budget"`
-	Currency    string  `json:"currency"`
+	Owner       *struct{} `json:"owner,omitempty"`
+	Account     string    `json:"account"`
+	Buy         buyTerms  `json:"buy"`
+	TotalBudget float64   `json:"total_budget"`
+	Currency    string    `json:"currency"`
 }
 
 func viewOrder(o store.Order) orderView {
-	return orderView{Order: o, TotalBudget: o.Buy.TotalBudget(), Currency: o.Buy.Currency}
+	return orderView{Order: o, Account: o.Owner.Account, Buy: termsOf(o.Buy), TotalBudget: o.Buy.TotalBudget(), Currency: o.Buy.Currency}
 }
+
+// buyTerms is a media buy as the admin API shows it: its terms and state,
+// less the buyer principal that made it, which is the store's access key
+// (a sandbox principal's id is its test-kit key); the ledger names the
+// principal where an audit needs it.
+type buyTerms struct {
+	mediabuy.Buy
+	// Principal hides the buy's own: encoding/json takes the shallower of
+	// two members with one name, and leaves this nil one out.
+	Principal *struct{} `json:"principal,omitempty"`
+}
+
+func termsOf(b mediabuy.Buy) buyTerms { return buyTerms{Buy: b} }
 
 func (h *Handler) buyingService() (*buying.Service, error) {
 	if h.Buying == nil {
@@ -161,7 +181,7 @@ func (h *Handler) declineOrder(c echo.Context) error {
 // buyView is a media buy as the console shows it: its status now, its
 // totals and what has been delivered.
 type buyView struct {
-	mediabuy.Buy
+	buyTerms
 	Status      mediabuy.Status             `json:"status"`
 	TotalBudget float64                     `json:"total_budget"`
 	Delivered   mediabuy.Metrics            `json:"delivered"`
@@ -171,7 +191,7 @@ type buyView struct {
 
 func (h *Handler) viewBuy(b mediabuy.Buy, rows []mediabuy.Row) buyView {
 	d := mediabuy.Sum(&b, rows, mediabuy.Period{})
-	v := buyView{Buy: b, Status: b.Status(h.now()), TotalBudget: b.TotalBudget(), Delivered: d.Totals, ByPackage: map[string]mediabuy.Metrics{}}
+	v := buyView{buyTerms: termsOf(b), Status: b.Status(h.now()), TotalBudget: b.TotalBudget(), Delivered: d.Totals, ByPackage: map[string]mediabuy.Metrics{}}
 	for _, p := range d.Packages {
 		v.ByPackage[p.Package.ID] = p.Metrics
 	}

@@ -1,7 +1,11 @@
 package admin_test
 
 import (
+	"encoding/json"
 	"net/http"
+	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -96,5 +100,92 @@ func TestOrderDeskAPI(t *testing.T) {
 	delivery := buyTool(t, env, "get_media_buy_delivery", `{"account":{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"},"media_buy_ids":["`+id+`"]}`)
 	if totals := asList(delivery["media_buy_deliveries"])[0].(map[string]any)["totals"].(map[string]any); totals["impressions"] != 1500.0 {
 		t.Errorf("the buyer reads %v, want what was reported", totals)
+	}
+}
+
+// TestOrderDeskJSONShape reads every answer of the order desk's routes, on
+// each store, and checks each member is snake_case, documented in
+// docs/media-buys.md and none of the store's own: no task owner, no buyer
+// principal. A buyer's own objects are the buyer's to name.
+func TestOrderDeskJSONShape(t *testing.T) {
+	doc, err := os.ReadFile("../docs/media-buys.md")
+	if err != nil {
+		t.Fatalf("reading the documentation the shape is checked against: %v", err)
+	}
+	testenv.OnEachStore(t, func(t *testing.T, env *testenv.Env) {
+		c := client{t, env.BaseURL, env.AdminToken}
+		var answers []response
+		read := func(method, path, body string) map[string]any {
+			t.Helper()
+			r := c.do(method, pub+path, body)
+			if r.Status != http.StatusOK {
+				t.Fatalf("%s %s = %d %s", method, path, r.Status, r.Body)
+			}
+			answers = append(answers, r)
+			return r.json(t)
+		}
+		a := buyTool(t, env, "create_media_buy", buyArgs("admin-shape-000000001", "120000"))
+		b := buyTool(t, env, "create_media_buy", buyArgs("admin-shape-000000002", "130000"))
+		ta, _ := a["task_id"].(string)
+		tb, _ := b["task_id"].(string)
+		if ta == "" || tb == "" {
+			t.Fatalf("orders over the review threshold = %v, %v", a, b)
+		}
+		pending := read("GET", "/orders", "")
+		if o := asList(pending["orders"]); len(o) != 2 || o[0].(map[string]any)["account"] == "" {
+			t.Fatalf("GET /orders = %v, want two orders naming their account", pending)
+		}
+		read("GET", "/orders/"+ta, "")
+		id, _ := read("POST", "/orders/"+ta+"/approve", "{}")["media_buy_id"].(string)
+		read("POST", "/orders/"+tb+"/decline", `{"slug":"commercially_declined","reason":"Not this quarter."}`)
+		read("GET", "/orders?status=all", "")
+		read("GET", "/media-buys", "")
+		read("GET", "/media-buys/"+id, "")
+		for _, r := range answers {
+			var v any
+			if err := json.Unmarshal(r.Body, &v); err != nil {
+				t.Fatal(err)
+			}
+			walkMembers(v, "", func(path, key string) {
+				switch {
+				case !snake.MatchString(key):
+					t.Errorf("%s: member %q is not snake_case", path, key)
+				case key == "owner" || key == "principal":
+					t.Errorf("%s: member %q is the store's access key", path, key)
+				case !strings.Contains(string(doc), "`"+key+"`"):
+					t.Errorf("%s: member %q is not documented in docs/media-buys.md", path, key)
+				}
+			})
+		}
+	})
+}
+
+var snake = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+
+// buyerObjects are members whose value the buyer wrote: their members are
+// the buyer's.
+var buyerObjects = map[string]bool{"context": true, "ext": true, "params": true, "format_option_refs": true, "format_ids": true, "optimization_goals": true}
+
+// walkMembers calls fn for every object member under v, except inside a
+// buyer's objects, and for the delivered_by_package map's keys (package ids).
+func walkMembers(v any, path string, fn func(path, key string)) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			fn(path, k)
+			switch {
+			case buyerObjects[k]:
+			case k == "delivered_by_package":
+				for pkg, m := range x.(map[string]any) {
+					walkMembers(m, path+"/"+k+"/"+pkg, fn)
+				}
+			default:
+				walkMembers(x, path+"/"+k, fn)
+			}
+		}
+	case []any:
+		for i, x := range v {
+			walkMembers(x, path+"/"+strconv.Itoa(i), fn)
+		}
 	}
 }

@@ -191,3 +191,54 @@ func TestMediaBuyOverA2A(t *testing.T) {
 		t.Errorf("the buy made over A2A is not read back over MCP: %s", read)
 	}
 }
+
+// TestFailedMediaBuyTaskStatus declines an order at the desk and polls its
+// task, on each store: the failed task's error summary is the typed error
+// its result carries (code and message, agreeing with the result's fatal
+// error, as get-task-status-response.json requires), with or without
+// include_result, so a poll alone says why the buy failed.
+func TestFailedMediaBuyTaskStatus(t *testing.T) {
+	testenv.OnEachStore(t, func(t *testing.T, env *testenv.Env) {
+		const account = `{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"}`
+		sub, _ := testenv.CallTool(t, env.BaseURL, env.BuyerToken, "create_media_buy", `{"adcp_version":"3.2-beta.5","idempotency_key":"failed-task-status-0001","account":`+account+
+			`,"brand":{"domain":"acme.example"},"start_time":"`+testenv.Day(8)+`T00:00:00Z","end_time":"`+testenv.Day(63)+`T00:00:00Z",`+
+			`"packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":120000}]}`)
+		taskID, _ := sub["task_id"].(string)
+		if sub["status"] != "submitted" || taskID == "" {
+			t.Fatalf("a 120,000 USD order = %v, want submitted for the desk", sub)
+		}
+		res, err := testenv.BearerClient(env.AdminToken).Post(env.BaseURL+"/admin/v1/publishers/northwind/orders/"+taskID+"/decline",
+			"application/json", strings.NewReader(`{"slug":"commercially_declined","reason":"We are fully booked for large orders this quarter."}`))
+		if err != nil || res.StatusCode != 200 {
+			t.Fatalf("declining the order: %v %v", res, err)
+		}
+		res.Body.Close()
+		for _, include := range []bool{false, true} {
+			got, _ := testenv.CallTool(t, env.BaseURL, env.BuyerToken, "get_task_status",
+				fmt.Sprintf(`{"adcp_version":"3.2-beta.5","task_id":%q,"include_result":%t,"account":%s}`, taskID, include, account))
+			raw, _ := json.Marshal(got)
+			spectest.Validate(t, "protocol/get-task-status-response.json", raw)
+			var status struct {
+				Status string `json:"status"`
+				Error  *struct {
+					Code    string `json:"code"`
+					Message string `json:"message"`
+				} `json:"error"`
+				Result *struct {
+					AdcpError struct {
+						Code    string `json:"code"`
+						Message string `json:"message"`
+					} `json:"adcp_error"`
+				} `json:"result"`
+			}
+			_ = json.Unmarshal(raw, &status)
+			if status.Status != "failed" || status.Error == nil || status.Error.Code != "POLICY_VIOLATION" ||
+				!strings.Contains(status.Error.Message, "We are fully booked for large orders this quarter.") {
+				t.Fatalf("get_task_status (include_result %t) = %s, want the failed task's typed error", include, raw)
+			}
+			if include && (status.Result == nil || status.Result.AdcpError.Code != status.Error.Code || status.Result.AdcpError.Message != status.Error.Message) {
+				t.Errorf("the error summary does not agree with the result's fatal error: %s", raw)
+			}
+		}
+	})
+}

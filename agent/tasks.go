@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/storefront/storefront/adcp"
@@ -186,6 +187,11 @@ func (a *Agent) taskStatus(ctx context.Context, c Call, p products.Principal, au
 			fields = append(fields, kv{"message", m})
 		}
 	}
+	if t.Status == "failed" {
+		if e, ok := failureOf(t.Result); ok {
+			fields = append(fields, kv{"error", e})
+		}
+	}
 	if req.IncludeResult && t.Terminal() && len(t.Result) > 0 {
 		fields = append(fields, kv{"result", json.RawMessage(t.Result)})
 	}
@@ -193,6 +199,42 @@ func (a *Agent) taskStatus(ctx context.Context, c Call, p products.Principal, au
 		fields = append(fields, kv{"context", env.Context})
 	}
 	return Reply{Payload: writeObject(fields), Meta: map[string]any{}}
+}
+
+// taskError is a failed task's error summary: the fatal error its result
+// carries, member for member, so that the two always agree.
+type taskError struct {
+	Code       string          `json:"code"`
+	Message    string          `json:"message"`
+	Recovery   string          `json:"recovery,omitempty"`
+	Field      string          `json:"field,omitempty"`
+	Suggestion string          `json:"suggestion,omitempty"`
+	Details    json.RawMessage `json:"details,omitempty"`
+}
+
+// failureOf reads a failed result's fatal error: its adcp_error, else the
+// first of its errors (a 3.0 answer, or a result the compliance controller
+// supplied). A result with neither, or one whose error lacks a code or a
+// message, has no summary to give.
+func failureOf(result []byte) (taskError, bool) {
+	var r struct {
+		AdcpError *taskError  `json:"adcp_error"`
+		Errors    []taskError `json:"errors"`
+	}
+	if json.Unmarshal(result, &r) != nil {
+		return taskError{}, false
+	}
+	e := r.AdcpError
+	if e == nil && len(r.Errors) > 0 {
+		e = &r.Errors[0]
+	}
+	if e == nil || e.Code == "" || e.Message == "" {
+		return taskError{}, false
+	}
+	if d := strings.TrimSpace(string(e.Details)); d != "" && d[0] != '{' {
+		e.Details = nil // the summary's details must be an object
+	}
+	return *e, true
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

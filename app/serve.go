@@ -81,7 +81,7 @@ func (m *Main) serve(ctx context.Context) error {
 	snaps := store.NewSnapshots(s)
 	snaps.Log = m.log
 	snaps.Now = m.Now
-	recovery.Go(ctx, m.log, "background", "watching store changes", func() { snaps.Watch(ctx) })
+	snaps.Watch(ctx)
 	policy := webhook.Policy{AllowLoopback: m.Sandbox}
 	hooks := webhook.New(s, policy, m.log)
 	hooks.Now = m.Now

@@ -31,36 +31,54 @@ type Verdict struct {
 
 // Judge runs the rulebook over every live package of b, each as the brief
 // get_products builds for its terms, and the order desk's review rules.
-// With asap, a flight the lead-time rules alone refuse starts on the first
-// day they allow instead: "as soon as possible" is the earliest start the
-// seller accepts. Judge may move b.Start for that reason only.
+// With asap, a start the lead-time rules refuse moves to the first day they
+// all allow, whatever else fired: "as soon as possible" is the earliest
+// start the seller accepts, so the buy is judged (and any refusal composed)
+// on the flight it would really run, and a refusal never asks an asap buyer
+// for a later start it would have been given. The start stays where it was
+// only when the flight ends before that day: then the lead time is the
+// reason, cited for the terms the buyer sent. Judge may move b.Start for
+// that reason only.
 func Judge(snap *products.Snapshot, b *mediabuy.Buy, acct products.Account, asap bool, now time.Time) (Verdict, error) {
 	v, err := judge(snap, b, acct, now)
-	if err != nil || v.Refused < 0 || !asap {
+	if err != nil || !asap {
 		return v, err
+	}
+	// Each package may have its own lead time: a start moved for one is
+	// judged again, at most once per package.
+	for range b.Packages {
+		start, ok := leadTimeStart(v, b)
+		if !ok {
+			return v, nil
+		}
+		moved := *b
+		moved.Start = start
+		if v, err = judge(snap, &moved, acct, now); err != nil {
+			return v, err
+		}
+		b.Start = start
+	}
+	return v, nil
+}
+
+// leadTimeStart is the start a refusal's lead-time reasons all allow, if
+// it is later than b's and inside b's flight.
+func leadTimeStart(v Verdict, b *mediabuy.Buy) (time.Time, bool) {
+	if v.Refused < 0 {
+		return time.Time{}, false
 	}
 	var earliest adcp.Date
 	for _, r := range v.Decision.Reasons() {
 		g := r.Grounds()
-		if g.Slug != decline.LeadTimeTooShort || g.Facts.EarliestStart.IsZero() {
-			return v, nil
-		}
-		if g.Facts.EarliestStart.After(earliest) {
+		if g.Slug == decline.LeadTimeTooShort && g.Facts.EarliestStart.After(earliest) {
 			earliest = g.Facts.EarliestStart
 		}
 	}
 	start := earliest.Time()
-	if !start.After(b.Start) || !b.End.After(start) {
-		return v, nil
+	if earliest.IsZero() || !start.After(b.Start) || !b.End.After(start) {
+		return time.Time{}, false
 	}
-	moved := *b
-	moved.Start = start
-	v2, err := judge(snap, &moved, acct, now)
-	if err != nil || v2.Refused >= 0 {
-		return v, err
-	}
-	b.Start = start
-	return v2, nil
+	return start, true
 }
 
 func judge(snap *products.Snapshot, b *mediabuy.Buy, acct products.Account, now time.Time) (Verdict, error) {
@@ -179,6 +197,7 @@ func (s *Service) Create(ctx context.Context, c Call) Result {
 		s.log().Error("judging a buy failed", "publisher", c.Publisher, "err", err)
 		return a.fail(ctx, false, unavailable)
 	}
+	b.RulebookVersion = snap.RulebookVersion
 	if v.Refused >= 0 {
 		e, composed := Refusal(snap, v, acct)
 		a.rec.Slug, a.rec.RuleIDs = string(composed.Slug), v.Decision.RuleIDs()

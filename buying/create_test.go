@@ -134,6 +134,60 @@ func TestASAPStartsWhenTheLeadTimeAllows(t *testing.T) {
 	}
 }
 
+// TestASAPRefusalCitesTheFlightItWouldRun: an asap buy another rule
+// refuses is refused as get_products refuses the flight asap gives (from
+// the first day the lead time allows), not with a lead time and a later
+// start the buyer never asked for; only a flight that ends before that day
+// is refused for its lead time, as get_products refuses today's start.
+func TestASAPRefusalCitesTheFlightItWouldRun(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	for _, test := range []struct {
+		name        string
+		budget      float64
+		end         string
+		start, last string // the get_products flight with the same terms
+		slug        string
+	}{
+		{"budget below the floor", 400, "2027-01-31T00:00:00Z", "2026-11-30", "2027-01-30", "budget_below_minimum"},
+		{"flight ends inside the lead time", 5000, "2026-11-30T00:00:00Z", "2026-11-29", "2026-11-29", "lead_time_too_short"},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			brief := obj{"adcp_version": "3.1", "buying_mode": "brief", "brief": "display", "account": account("acme.example"),
+				"brand": obj{"domain": "acme.example"},
+				"filters": obj{"channels": []string{"display"}, "delivery_type": "non_guaranteed", "budget_range": obj{"max": test.budget, "currency": "USD"},
+					"start_date": test.start, "end_date": test.last}}
+			b, _ := json.Marshal(brief)
+			gp := e.products.GetProducts(ctx, products.Call{PublisherID: demo.PublisherID, Principal: buyer, Args: b})
+			var want, got struct {
+				AdcpError struct {
+					Code       string `json:"code"`
+					Message    string `json:"message"`
+					Suggestion string `json:"suggestion"`
+				} `json:"adcp_error"`
+			}
+			if err := json.Unmarshal(gp.Payload, &want); err != nil || want.AdcpError.Code == "" {
+				t.Fatalf("get_products = %s, want a decline", gp.Payload)
+			}
+			req := displayBuy(test.budget, "asap")
+			req["adcp_version"], req["end_time"] = "3.1", test.end
+			res := e.svc.Create(ctx, e.call(buyer, req))
+			validate(t, "create_media_buy", res.Payload)
+			_ = json.Unmarshal(res.Payload, &got)
+			if !res.Failed || res.Slug != test.slug || got.AdcpError != want.AdcpError {
+				t.Fatalf("asap create_media_buy = %s (slug %q)\nwant slug %s with get_products' code, reason and suggestion: %s", res.Payload, res.Slug, test.slug, gp.Payload)
+			}
+			if test.slug != "lead_time_too_short" && strings.Contains(string(res.Payload), "2026-11-30") {
+				t.Errorf("an asap buyer is asked for a start asap would have given it: %s", res.Payload)
+			}
+			entries, _ := e.store.Decisions(ctx, demo.PublisherID, store.DecisionFilter{Limit: 1})
+			if len(entries) != 1 || entries[0].Task != "create_media_buy" || entries[0].Slug != test.slug {
+				t.Errorf("ledger = %+v, want the refusal recorded as %s", entries, test.slug)
+			}
+		})
+	}
+}
+
 // TestForcedArmSpentOnlyByItsAnswer: a force_create_media_buy_arm
 // directive is spent by the buy answered with the forced arm, never by a
 // buy refused before it: for its terms, or over its webhook.

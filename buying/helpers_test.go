@@ -14,6 +14,7 @@ import (
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/store/memstore"
+	"github.com/storefront/storefront/store/pgstore/pgtest"
 )
 
 // clock is the date the tests run on, so that the demo's lead time and
@@ -30,14 +31,25 @@ var buyer = products.Principal{ID: "demo-buyer", Operator: "pinnacle-agency.exam
 type env struct {
 	svc      *buying.Service
 	products *products.Service
-	store    *memstore.Store
+	store    store.Store
 	snaps    *store.Snapshots
 	now      time.Time
 }
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	s := memstore.New()
+	return newEnvOn(t, memstore.New())
+}
+
+// onEachStore runs fn in a subtest per store: memory, then PostgreSQL
+// (which pgtest skips, or fails under CI, without a database).
+func onEachStore(t *testing.T, fn func(t *testing.T, e *env)) {
+	t.Run("memory", func(t *testing.T) { fn(t, newEnv(t)) })
+	t.Run("postgres", func(t *testing.T) { fn(t, newEnvOn(t, pgtest.Open(t))) })
+}
+
+func newEnvOn(t testing.TB, s store.Store) *env {
+	t.Helper()
 	if err := demo.Seed(context.Background(), s, demo.Written); err != nil {
 		t.Fatalf("seeding the demo: %v", err)
 	}

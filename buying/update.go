@@ -31,6 +31,10 @@ func (s *Service) Update(ctx context.Context, c Call) Result {
 	if e != nil {
 		return a.fail(ctx, true, *e)
 	}
+	// The decision stands on the rulebook that judged the buy's terms,
+	// unless the update changes them and the rulebook in force judges
+	// them again (a.snapshot records that one).
+	a.rec.RulebookVersion = b.RulebookVersion
 	prev := b.Revision
 	ch, r := mediabuy.Apply(&b, req, now, c.Principal.ID)
 	if r != nil {
@@ -44,6 +48,7 @@ func (s *Service) Update(ctx context.Context, c Call) Result {
 		if res, refused := s.rejudge(ctx, a, snap, &b, acct, ch.Rejudge, now); refused {
 			return res
 		}
+		b.RulebookVersion = snap.RulebookVersion
 	}
 	if e := s.underSpend(ctx, c.Publisher, &b, ch.Affected); e != nil {
 		return a.fail(ctx, true, *e)

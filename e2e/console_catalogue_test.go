@@ -297,7 +297,7 @@ func TestConsoleLayout(t *testing.T) {
 			case "decisions", "tokens", "audit":
 				b.waitFor("the "+page, `document.body.dataset.loaded === "true"`)
 			case "orders":
-				// The desk stamps each load with its time.
+				// The desk stamps each load it draws.
 				b.waitFor("the orders", `document.body.dataset.loaded !== undefined && document.querySelector("#queue form.decline") !== null && document.querySelector("#buys tr[data-buy]") !== null`)
 			}
 			if problems := evalJS[[]string](b, layoutProblems); len(problems) > 0 {

@@ -116,12 +116,7 @@ func TestMediaBuyJourney(t *testing.T) {
 	}
 
 	// The desk approves one in the browser and declines the other.
-	b := openBrowser(t)
-	b.do(chromedp.Navigate(sf.BaseURL+"/console/"), chromedp.WaitVisible(chromedp.ID("token")))
-	b.typeInto("#token", token)
-	b.do(chromedp.Click(chromedp.ID("signin-button")))
-	b.waitFor("the rulebook editor", `location.pathname === "/console/rulebook.html"`)
-	b.do(chromedp.Navigate(sf.BaseURL + "/console/orders.html"))
+	b := openOrders(t, sf, token)
 	b.waitFor("both orders in the queue", `document.querySelectorAll('#queue tr[data-task]').length === 2`)
 	queue := b.text("#queue")
 	if !strings.Contains(queue, "OD-8810-LARGE-ORDERS") || !strings.Contains(queue, "120,000 USD") {
@@ -227,6 +222,18 @@ func TestMediaBuyJourney(t *testing.T) {
 	}
 }
 
+// openOrders signs in to the console and opens the Orders page.
+func openOrders(t *testing.T, sf *Storefront, token string) *browser {
+	t.Helper()
+	b := openBrowser(t)
+	b.do(chromedp.Navigate(sf.BaseURL+"/console/"), chromedp.WaitVisible(chromedp.ID("token")))
+	b.typeInto("#token", token)
+	b.do(chromedp.Click(chromedp.ID("signin-button")))
+	b.waitFor("the rulebook editor", `location.pathname === "/console/rulebook.html"`)
+	b.do(chromedp.Navigate(sf.BaseURL + "/console/orders.html"))
+	return b
+}
+
 func jsonInt(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
@@ -235,4 +242,100 @@ func jsonInt(n int) string {
 func jsonString(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestOrderDeskRefresh decides orders while the page's refreshes are held
+// back in the browser, as a slow network holds them: what the desk types
+// into one order survives the refresh another's approval started, a
+// refresh answered late never draws over a newer one, and a decision
+// submitted twice is sent once.
+func TestOrderDeskRefresh(t *testing.T) {
+	sf := Start(t, nil, "--sandbox")
+	token := adminToken(t, sf)
+	start := time.Now().UTC().AddDate(0, 0, 2).Format("2006-01-02")
+	end := time.Now().UTC().AddDate(0, 0, 40).Format("2006-01-02")
+	order := func(n, budget int) string {
+		t.Helper()
+		res := ADCP(t, sf.BaseURL+"/mcp", "create_media_buy", `{"idempotency_key":"e2e-desk-refresh-`+jsonInt(n)+`-0000",`+
+			`"account":{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"},"brand":{"domain":"acme.example"},`+
+			`"start_time":"`+start+`T00:00:00Z","end_time":"`+end+`T00:00:00Z",`+
+			`"packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":`+jsonInt(budget)+`}]}`,
+			"--protocol", "mcp", "--auth", sf.BuyerToken)
+		id, _ := res.Data["task_id"].(string)
+		if res.Data["status"] != "submitted" || id == "" {
+			t.Fatalf("a %d USD order = %v %s, want submitted for the desk", budget, res.Data, res.Stderr)
+		}
+		return id
+	}
+	first, second, third := order(1, 120000), order(2, 130000), order(3, 140000)
+	row := func(id string) string { return `#queue tr[data-task="` + id + `"]` }
+
+	b := openOrders(t, sf, token)
+	b.waitFor("three orders in the queue", `document.querySelectorAll('#queue tr[data-task]').length === 3`)
+	// From here every GET the page sends waits until the test lets it go
+	// (newest first, or oldest first), and each JSON body read is counted.
+	b.do(chromedp.Evaluate[chromedp.Void](`(() => {
+		const fetch = window.fetch, json = Response.prototype.json;
+		window.__held = [];
+		window.__read = 0;
+		window.fetch = (url, opts) => (opts?.method || 'GET') !== 'GET' ? fetch(url, opts)
+			: new Promise(go => window.__held.push(() => go(fetch(url, opts))));
+		window.__release = (n, newest) => {
+			for (const go of newest ? window.__held.splice(-n, n) : window.__held.splice(0, n)) go();
+		};
+		Response.prototype.json = function () { return json.call(this).then(v => { window.__read++; return v; }); };
+	})()`))
+	held := func(n int) { t.Helper(); b.waitFor("the refresh's requests", `window.__held.length === `+jsonInt(n)) }
+	release := func(n int, newest bool) {
+		t.Helper()
+		before := evalJS[int](b, `window.__read`)
+		b.do(chromedp.Evaluate[chromedp.Void](`window.__release(` + jsonInt(n) + `, ` + jsonString(newest) + `)`))
+		// Every body read: the page has drawn what those answers give, if it draws them.
+		b.waitFor("the released answers", `window.__read === `+jsonInt(before+n))
+	}
+
+	// Words typed while an approval's refresh is on its way are kept.
+	b.do(chromedp.Click(row(first) + ` button.primary`))
+	b.waitFor("the approval", `document.getElementById("messages").textContent.includes("Approved order `+first+`")`)
+	held(3)
+	const words = "We are fully booked for large orders this quarter."
+	b.typeInto(row(second)+` textarea`, words)
+	release(3, false)
+	b.waitFor("the approved order out of the queue", `document.querySelectorAll('#queue tr[data-task]').length === 2 && !document.querySelector(`+js(row(first))+`)`)
+	if got := evalJS[string](b, `document.querySelector(`+js(row(second)+` textarea`)+`)?.value ?? "(no such row)"`); got != words {
+		t.Errorf("after the refresh the declining order's reason reads %q, want what the desk typed, %q", got, words)
+	}
+
+	// A decline submitted twice is sent once; its refresh, answered after
+	// the next approval's, does not draw the queue as it was before.
+	b.do(chromedp.Evaluate[chromedp.Void](`(f => { f.requestSubmit(); f.requestSubmit(); })(document.querySelector(` + js(row(second)+` form.decline`) + `))`))
+	b.waitFor("the decline", `document.getElementById("messages").textContent.includes("Declined order `+second+`")`)
+	held(3)
+	b.do(chromedp.Click(row(third) + ` button.primary`))
+	b.waitFor("the second approval", `document.getElementById("messages").textContent.includes("Approved order `+third+`")`)
+	held(6)
+	release(3, true)
+	b.waitFor("the empty queue", `document.querySelector('#queue tbody').textContent.includes("No order is waiting.")`)
+	release(3, false)
+	if q := b.text("#queue tbody"); !strings.Contains(q, "No order is waiting.") {
+		t.Errorf("after the late refresh the queue reads %q, want it empty: an older answer drew over a newer one", q)
+	}
+	if n := evalJS[int](b, `document.querySelectorAll('#decided tr[data-task]').length`); n != 3 {
+		t.Errorf("the decided table has %d orders, want 3", n)
+	}
+	if m := b.text("#messages"); strings.Contains(m, "Not declined") || strings.Contains(m, "Not approved") {
+		t.Errorf("a decision was sent twice: %s", m)
+	}
+	b.mu.Lock()
+	declines := 0
+	for _, u := range b.urls {
+		if strings.HasSuffix(u, "/orders/"+second+"/decline") {
+			declines++
+		}
+	}
+	b.mu.Unlock()
+	if declines != 1 {
+		t.Errorf("the decline was sent %d times, want once", declines)
+	}
+	b.clean(token)
 }

@@ -87,6 +87,11 @@ type Buy struct {
 	// Governance is the governance authorization the buy was made under,
 	// kept for audit and for later checks.
 	Governance *Governance `json:"governance,omitempty"`
+	// RulebookVersion is the rulebook that last judged the buy's terms:
+	// at creation (or when its order was judged) and at each update that
+	// changed them. An update no rule judges (a pause, a creative, a
+	// cancellation) is recorded on the ledger under it.
+	RulebookVersion int64 `json:"rulebook_version,omitempty"`
 }
 
 // Governance is what a buy keeps of its governance: the buyer's intent

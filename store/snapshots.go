@@ -152,22 +152,35 @@ func (c *Snapshots) built(s *products.Snapshot) *products.Snapshot {
 
 // Watch invalidates cached snapshots as the store reports changes, until
 // ctx ends. Requests compare versions anyway; watching makes the rebuild
-// happen before the next request rather than during it.
+// happen before the next request rather than during it, and it is the only
+// way a change to publisher settings, which carry no version, reaches a
+// cached snapshot. Watch subscribes before it returns, so no change made
+// after it returns goes unheard, and handles the notices in the
+// background, one at a time: a rebuild that read the store before a later
+// change never lands after the rebuild that change caused.
 func (c *Snapshots) Watch(ctx context.Context) {
-	for id := range c.Store.Changes(ctx) {
-		recovery.Go(ctx, c.Log, "background", "rebuilding the snapshot of "+id, func() {
-			ctx := context.WithoutCancel(ctx)
-			// Publisher settings (anonymous discovery, the name) carry no
-			// version for Snapshot to compare: a notice may be their change.
-			if s := c.cached(id); s != nil {
-				if info, err := c.Store.Publisher(ctx, id); err != nil || info != s.Publisher {
-					c.Invalidate(id)
-				}
-			}
-			if _, err := c.Snapshot(ctx, id); err != nil {
-				c.Invalidate(id)
-			}
-		})
+	changes := c.Store.Changes(ctx)
+	recovery.Go(ctx, c.Log, "background", "watching store changes", func() {
+		for id := range changes {
+			// A panic is recovered and counted; the next notice is
+			// handled all the same.
+			recovery.Run(ctx, c.Log, "background", "rebuilding the snapshot of "+id, func() { c.rebuild(ctx, id) })
+		}
+	})
+}
+
+// rebuild brings the cached snapshot of publisher id up to date.
+func (c *Snapshots) rebuild(ctx context.Context, id string) {
+	ctx = context.WithoutCancel(ctx)
+	// Publisher settings (anonymous discovery, the name) carry no
+	// version for Snapshot to compare: a notice may be their change.
+	if s := c.cached(id); s != nil {
+		if info, err := c.Store.Publisher(ctx, id); err != nil || info != s.Publisher {
+			c.Invalidate(id)
+		}
+	}
+	if _, err := c.Snapshot(ctx, id); err != nil {
+		c.Invalidate(id)
 	}
 }
 

@@ -25,7 +25,7 @@ func TestWatchPublisherSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	snaps := store.NewSnapshots(s)
-	go snaps.Watch(ctx)
+	snaps.Watch(ctx)
 	before, err := snaps.Snapshot(ctx, demo.PublisherID)
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +79,7 @@ func TestWatchSurvivesAPanic(t *testing.T) {
 	s := &panickyPublisher{Store: mem}
 	snaps := store.NewSnapshots(s)
 	snaps.Log = slog.New(slog.DiscardHandler)
-	go snaps.Watch(ctx)
+	snaps.Watch(ctx)
 	snap, err := snaps.Snapshot(ctx, demo.PublisherID)
 	if err != nil {
 		t.Fatal(err)

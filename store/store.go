@@ -143,8 +143,8 @@ type Replay struct {
 // TaskOwner is who a task belongs to: the account and the principal that
 // created it. No one else can see it.
 type TaskOwner struct {
-	Account   string
-	Principal string
+	Account   string `json:"account"`
+	Principal string `json:"principal"`
 }
 
 // Task is an asynchronous task.

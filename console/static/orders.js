@@ -18,7 +18,7 @@ function flight(b) {
 
 function account(o) {
   const b = o.buy || o;
-  return (b.brand_domain || '') + (o.owner?.account ? ' · ' + o.owner.account : b.account ? ' · ' + b.account : '');
+  return (b.brand_domain || '') + (b.account ? ' · ' + b.account : '');
 }
 
 function packages(b) {
@@ -37,12 +37,17 @@ function declineForm(o) {
     h('button', {type: 'submit', class: 'danger'}, 'Decline'));
   form.addEventListener('submit', async ev => {
     ev.preventDefault();
+    const row = form.closest('tr');
+    if (row?.dataset.busy) return;
     fill(err);
+    deciding(row, true);
     const r = await api('POST', '/orders/' + encodeURIComponent(o.task_id) + '/decline', {body: {slug: slugSel.value, reason: reason.value}});
     if (!r.ok) {
+      deciding(row, false);
       const field = (r.problem?.errors || [])[0];
       fill(err, field ? field.detail : problemText(r.problem));
       message('error', 'Not declined: ' + problemText(r.problem));
+      if (r.status === 409) await load();
       return;
     }
     message('ok', 'Declined order ' + o.task_id + '. The buyer was told: ' + r.data.reason);
@@ -51,15 +56,27 @@ function declineForm(o) {
   return form;
 }
 
+// deciding marks an order's row while its approval or decline is on its
+// way, so that neither can be sent twice or both at once.
+function deciding(row, busy) {
+  if (!row) return;
+  if (busy) row.dataset.busy = '1';
+  else delete row.dataset.busy;
+  for (const el of row.querySelectorAll('.decide button, .decide select, .decide textarea')) el.disabled = busy;
+}
+
 function queueRow(o) {
   const b = o.buy;
   const approve = h('button', {type: 'button', class: 'primary', 'data-task': o.task_id}, 'Approve');
   approve.addEventListener('click', async () => {
-    approve.disabled = true;
+    const row = approve.closest('tr');
+    if (row?.dataset.busy) return;
+    deciding(row, true);
     const r = await api('POST', '/orders/' + encodeURIComponent(o.task_id) + '/approve', {body: {}});
     if (!r.ok) {
-      approve.disabled = false;
+      deciding(row, false);
       message('error', 'Not approved: ' + problemText(r.problem));
+      if (r.status === 409) await load();
       return;
     }
     message('ok', 'Approved order ' + o.task_id + ': media buy ' + r.data.media_buy_id + ' is ' + r.data.status + '.');
@@ -110,16 +127,49 @@ function decidedRow(o) {
     h('td', {}, o.status === 'approved' ? 'Media buy ' + (o.buy?.media_buy_id || '') + ' issued.' : [h('code', {}, o.slug || ''), ' ', o.reason || '']));
 }
 
+// The queue's rows by task id. A refresh keeps the row of an order still
+// waiting, in place, so what the desk is typing into it, and a decision on
+// its way, survive a refresh another decision started.
+const queueRows = new Map();
+
+// place makes rows the children of body, in order, removing the others but
+// never moving a row that is already where it belongs (moving one would
+// take the focus from a field being typed into).
+function place(body, rows) {
+  for (const child of [...body.children]) if (!rows.includes(child)) child.remove();
+  let at = body.firstElementChild;
+  for (const row of rows) {
+    if (row === at) at = at.nextElementSibling;
+    else body.insertBefore(row, at);
+  }
+}
+
+function renderQueue(queue) {
+  const qb = $('queue').querySelector('tbody');
+  if (!queue.ok) {
+    queueRows.clear();
+    fill(qb, h('tr', {}, h('td', {colspan: 7}, problemText(queue.problem))));
+    return;
+  }
+  const rows = queue.data.orders.map(o => queueRows.get(o.task_id) || queueRow(o));
+  queueRows.clear();
+  queue.data.orders.forEach((o, i) => queueRows.set(o.task_id, rows[i]));
+  place(qb, rows.length ? rows : [h('tr', {}, h('td', {colspan: 7, class: 'hint'}, 'No order is waiting.'))]);
+}
+
+// refreshes counts the refreshes asked for: only the newest may draw, since
+// one asked for earlier can answer later with what was true before.
+let refreshes = 0;
+
 async function load() {
+  const mine = ++refreshes;
   const [queue, buys, decided] = await Promise.all([
     api('GET', '/orders?status=pending'),
     api('GET', '/media-buys'),
     api('GET', '/orders?status=all'),
   ]);
-  const qb = $('queue').querySelector('tbody');
-  if (!queue.ok) fill(qb, h('tr', {}, h('td', {colspan: 7}, problemText(queue.problem))));
-  else fill(qb, ...(queue.data.orders.length ? queue.data.orders.map(queueRow)
-    : [h('tr', {}, h('td', {colspan: 7, class: 'hint'}, 'No order is waiting.'))]));
+  if (mine !== refreshes) return;
+  renderQueue(queue);
   const bb = $('buys').querySelector('tbody');
   if (!buys.ok) fill(bb, h('tr', {}, h('td', {colspan: 7}, problemText(buys.problem))));
   else fill(bb, ...(buys.data.media_buys.length ? buys.data.media_buys.map(buyRow)
@@ -128,7 +178,7 @@ async function load() {
   const done = decided.ok ? decided.data.orders.filter(o => o.status !== 'pending') : [];
   if (!decided.ok) fill(db, h('tr', {}, h('td', {colspan: 5}, problemText(decided.problem))));
   else fill(db, ...(done.length ? done.map(decidedRow) : [h('tr', {}, h('td', {colspan: 5, class: 'hint'}, 'No order decided yet.'))]));
-  document.body.dataset.loaded = String(Date.now());
+  document.body.dataset.loaded = String(mine);
 }
 
 $('upload').addEventListener('submit', async ev => {

@@ -19,6 +19,7 @@ import (
 	"github.com/storefront/storefront/app"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/internal/clock"
+	"github.com/storefront/storefront/store/pgstore/pgtest"
 )
 
 // Env is a running storefront.
@@ -219,4 +220,19 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// OnEachStore runs fn in a subtest per store, on a storefront started with
+// args: the in-memory store, then a fresh PostgreSQL database seeded with
+// the demo (which pgtest skips, or fails under CI, without a database).
+func OnEachStore(t *testing.T, fn func(t *testing.T, env *Env), args ...string) {
+	for _, name := range []string{"memory", "postgres"} {
+		t.Run(name, func(t *testing.T) {
+			a := args
+			if name == "postgres" {
+				a = append([]string{"--database-url", pgtest.NewDatabase(t), "--seed-demo"}, args...)
+			}
+			fn(t, Start(t, a...))
+		})
+	}
 }

@@ -36,7 +36,7 @@ type Store struct {
 	keys *keyring.Keyring
 
 	subMu sync.Mutex
-	subs  map[chan string]struct{}
+	subs  map[*subscriber]struct{}
 
 	// LedgerRetain bounds each publisher's in-memory chain: past it, the
 	// oldest entries are dropped (a tenth at a time) and verification
@@ -73,7 +73,7 @@ const DefaultLedgerRetain = 20_000
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{pubs: map[string]*publisher{}, subs: map[chan string]struct{}{},
+	return &Store{pubs: map[string]*publisher{}, subs: map[*subscriber]struct{}{},
 		LedgerRetain: DefaultLedgerRetain, keys: keyring.Random()}
 }
 
@@ -534,31 +534,88 @@ func (s *Store) ReleaseDirective(ctx context.Context, publisher, account, princi
 	return err
 }
 
+// Changes subscribes before it returns, so every change made after it
+// returns is announced.
 func (s *Store) Changes(ctx context.Context) <-chan string {
-	ch := make(chan string, 16)
+	sub := &subscriber{queued: map[string]bool{}, wake: make(chan struct{}, 1)}
 	s.subMu.Lock()
-	s.subs[ch] = struct{}{}
+	s.subs[sub] = struct{}{}
 	s.subMu.Unlock()
+	ch := make(chan string)
 	go func() {
-		<-ctx.Done()
-		s.subMu.Lock()
-		delete(s.subs, ch)
-		close(ch)
-		s.subMu.Unlock()
+		defer close(ch)
+		defer func() {
+			s.subMu.Lock()
+			delete(s.subs, sub)
+			s.subMu.Unlock()
+		}()
+		sub.deliver(ctx, ch)
 	}()
 	return ch
+}
+
+// subscriber holds the publishers changed since its reader last heard of
+// them. A writer never waits for a reader: it adds the publisher to the
+// set, which holds each one once however often it changes, and the
+// subscriber's own goroutine hands them over. A burst of changes while the
+// reader is busy is coalesced, never dropped.
+type subscriber struct {
+	mu      sync.Mutex
+	pending []string
+	queued  map[string]bool
+	// wake holds one token while pending may be non-empty.
+	wake chan struct{}
+}
+
+func (sub *subscriber) add(publisher string) {
+	sub.mu.Lock()
+	if !sub.queued[publisher] {
+		sub.queued[publisher] = true
+		sub.pending = append(sub.pending, publisher)
+	}
+	sub.mu.Unlock()
+	select {
+	case sub.wake <- struct{}{}:
+	default: // a token is there already: the reader will look at pending
+	}
+}
+
+// next takes the oldest pending publisher. A change after it is taken
+// queues it again: the reader may have read the store before that change.
+func (sub *subscriber) next() (string, bool) {
+	sub.mu.Lock()
+	defer sub.mu.Unlock()
+	if len(sub.pending) == 0 {
+		return "", false
+	}
+	id := sub.pending[0]
+	sub.pending = sub.pending[1:]
+	delete(sub.queued, id)
+	return id, true
+}
+
+func (sub *subscriber) deliver(ctx context.Context, ch chan<- string) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sub.wake:
+		}
+		for id, ok := sub.next(); ok; id, ok = sub.next() {
+			select {
+			case ch <- id:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
 }
 
 func (s *Store) notify(publisher string) {
 	s.subMu.Lock()
 	defer s.subMu.Unlock()
-	for ch := range s.subs {
-		select {
-		case ch <- publisher:
-		default:
-			// A slow subscriber misses a duplicate signal, not a change:
-			// snapshots compare versions on every request anyway.
-		}
+	for sub := range s.subs {
+		sub.add(publisher)
 	}
 }
 

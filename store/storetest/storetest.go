@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -70,6 +71,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"SigningKeyRaces", testSigningKeyRaces},
 		{"Secrets", testSecrets},
 		{"Changes", testChanges},
+		{"ChangesBurst", testChangesBurst},
 		{"Tenancy", testTenancy},
 		{"UnknownPublisher", testUnknownPublisher},
 		{"CatalogueHistory", testCatalogueHistory},
@@ -322,6 +324,37 @@ func testUnknownPublisher(t *testing.T, s store.Store) {
 	for _, p := range pubs {
 		if p.ID == ghost {
 			t.Errorf("Publishers() lists %q after calls that all failed", ghost)
+		}
+	}
+}
+
+// testChangesBurst writes to many publishers while the subscriber reads
+// nothing, as a subscriber busy rebuilding a snapshot does, then reads: no
+// publisher's change may be lost, however many there were, since a
+// settings change carries no version a later request could notice.
+func testChangesBurst(t *testing.T, s store.Store) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	ch := s.Changes(ctx)
+	const n = 64
+	unheard := map[string]bool{}
+	for i := range n {
+		p := products.Publisher{ID: fmt.Sprintf("burst-%02d", i), Name: "Burst Media", Domain: fmt.Sprintf("burst-%02d.example", i)}
+		if err := s.PutPublisher(ctx, p); err != nil {
+			t.Fatalf("PutPublisher(%q) = %v", p.ID, err)
+		}
+		unheard[p.ID] = true
+	}
+	timeout := time.After(10 * time.Second)
+	for len(unheard) > 0 {
+		select {
+		case id, ok := <-ch:
+			if !ok {
+				t.Fatalf("Changes closed with %d publishers unheard", len(unheard))
+			}
+			delete(unheard, id)
+		case <-timeout:
+			t.Fatalf("after a burst of %d writes, %d publishers' changes were never announced", n, len(unheard))
 		}
 	}
 }

@@ -153,7 +153,7 @@ func testInvalidWrites(t *testing.T, s store.Store) {
 	task := store.Task{ID: "task_1", Owner: owner, Type: "get_products", Status: "submitted", Message: "wait" + nul, CreatedAt: at(0)}
 	wantInvalid(t, "CreateTask(NUL in the message)", s.CreateTask(ctx, alpha.ID, task), "/message")
 	task.Message, task.Owner.Account = "", badUTF8
-	wantInvalid(t, "CreateTask(invalid UTF-8 in the account)", s.CreateTask(ctx, alpha.ID, task), "/owner/Account")
+	wantInvalid(t, "CreateTask(invalid UTF-8 in the account)", s.CreateTask(ctx, alpha.ID, task), "/owner/account")
 	wantInvalid(t, "SetDirective(NUL in the reason)", s.SetDirective(ctx, alpha.ID, "acct_1", "buyer", directive(nul)), "/directive/Reason")
 	wantInvalid(t, "SetDirective(NUL in the account)", s.SetDirective(ctx, alpha.ID, nul, "buyer", directive("r")), "/account")
 
