@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/storefront/storefront/a2aserver"
 )
 
 // protocolVersion is the MCP version the client asks for.
@@ -21,6 +23,8 @@ const protocolVersion = "2025-06-18"
 type Client struct {
 	URL  string
 	HTTP *http.Client
+	// A2A activates the AdCP profile on each request, as an A2A buyer does.
+	A2A bool
 	// session is the Mcp-Session-Id the server gave at initialize, if any.
 	session string
 	proto   string
@@ -98,6 +102,9 @@ func (c *Client) post(ctx context.Context, body []byte) (*http.Response, []byte,
 	}
 	if c.proto != "" {
 		req.Header.Set("Mcp-Protocol-Version", c.proto)
+	}
+	if c.A2A {
+		req.Header.Set("A2A-Extensions", a2aserver.ProfileURI)
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {

@@ -24,6 +24,9 @@ type Target struct {
 	// for its request as wrong. The peer is exempt: AdCP 3.0, which it
 	// speaks, has no rejected arm.
 	CheckArms bool
+	// A2A sends each request's A2A body (SendMessage) instead of its MCP
+	// one; the arm is read from the task's artifact the same way.
+	A2A bool
 }
 
 // LoadOptions says how hard and how long to drive a target.
@@ -68,7 +71,7 @@ func Load(ctx context.Context, t Target, o LoadOptions) (Stats, error) {
 	defer hc.CloseIdleConnections()
 	clients := make([]*Client, o.Concurrency)
 	for i := range clients {
-		clients[i] = &Client{URL: t.URL, HTTP: hc}
+		clients[i] = &Client{URL: t.URL, HTTP: hc, A2A: t.A2A}
 		if t.Handshake {
 			if err := clients[i].Initialize(ctx); err != nil {
 				return Stats{}, fmt.Errorf("%s at %s: %w", t.Name, t.URL, err)
@@ -114,7 +117,11 @@ func phase(ctx context.Context, t Target, o LoadOptions, clients []*Client, d ti
 			for k := i; !stop.Load(); k += len(clients) {
 				req := o.Requests[k%len(o.Requests)]
 				t0 := time.Now()
-				raw, err := c.Call(ctx, req.Body)
+				body := req.Body
+				if t.A2A {
+					body = req.A2ABody
+				}
+				raw, err := c.Call(ctx, body)
 				el := time.Since(t0)
 				if t0.After(cutoff) {
 					return

@@ -11,13 +11,15 @@ import (
 
 // Request is one get_products call in the mix: its tool arguments, the
 // arm the storefront is expected to answer with, and the exact JSON-RPC
-// body sent for it. The body is fixed, id included, so the ceiling can
-// answer it from a table.
+// body sent for it over MCP (Body) and over A2A (A2ABody, a message with
+// one data part naming the skill). The bodies are fixed, ids included, so
+// the ceiling can answer them from a table.
 type Request struct {
-	Name string
-	Arm  string
-	Args json.RawMessage
-	Body []byte
+	Name    string
+	Arm     string
+	Args    json.RawMessage
+	Body    []byte
+	A2ABody []byte
 }
 
 // The mix: briefs the generated publisher serves, and briefs its demo rules
@@ -68,7 +70,8 @@ func withVersion(args, version string) string {
 
 func newRequest(id int, name, arm, args string) Request {
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_products","arguments":%s}}`, id, args)
-	return Request{Name: name, Arm: arm, Args: json.RawMessage(args), Body: []byte(body)}
+	a2a := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"SendMessage","params":{"message":{"messageId":"bench-%d","role":"ROLE_USER","parts":[{"data":{"skill":"get_products","input":%s}}]}}}`, id, id, args)
+	return Request{Name: name, Arm: arm, Args: json.RawMessage(args), Body: []byte(body), A2ABody: []byte(a2a)}
 }
 
 // Briefs are the mix's requests as the products service normalises them

@@ -27,6 +27,16 @@ func TestMixAgainstTheStorefront(t *testing.T) {
 	if len(rec) != 10 {
 		t.Fatalf("recorded %d answers", len(rec))
 	}
+	// Over A2A the storefront answers every request of the mix with the
+	// arm the mix says, read from the task as the load generator reads it.
+	s, err := bench.Load(t.Context(), bench.Target{Name: "storefront-a2a", URL: env.BaseURL + "/p/" + bench.PublisherID + "/a2a", CheckArms: true, A2A: true},
+		bench.LoadOptions{Concurrency: 2, Duration: 300 * time.Millisecond, Requests: bench.Mix("3.2-beta.5")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Errors != 0 || s.Wrong != 0 || s.Arms["completed"] == 0 || s.Arms["rejected"] == 0 {
+		t.Fatalf("A2A load: %+v", s)
+	}
 	// The ceiling answers each body with exactly the recorded bytes.
 	srv := httptest.NewServer(bench.NewCeiling(rec))
 	defer srv.Close()
@@ -56,7 +66,7 @@ func TestMixAgainstTheStorefront(t *testing.T) {
 	}
 	fs := httptest.NewServer(floor)
 	defer fs.Close()
-	s, err := bench.Load(context.Background(), bench.Target{Name: "mcp-floor", URL: fs.URL, Handshake: true},
+	s, err = bench.Load(context.Background(), bench.Target{Name: "mcp-floor", URL: fs.URL, Handshake: true},
 		bench.LoadOptions{Concurrency: 2, Duration: 300 * time.Millisecond, Requests: bench.Mix("3.2-beta.5")})
 	if err != nil {
 		t.Fatal(err)

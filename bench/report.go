@@ -24,10 +24,12 @@ type TargetResult struct {
 // The targets, as ratios measured in one run.
 const (
 	minCeilingShare = 0.5
-	minPeerMultiple = 10.0
-	maxP99Multiple  = 3.0
-	maxScreenGrowth = 2.0
-	minPGDecisions  = 2000.0
+	// minA2ACeilingShare is the A2A transport's share of the ceiling.
+	minA2ACeilingShare = 0.3
+	minPeerMultiple    = 10.0
+	maxP99Multiple     = 3.0
+	maxScreenGrowth    = 2.0
+	minPGDecisions     = 2000.0
 	// maxSoakGrowth is the heap growth over a soak still called flat: a
 	// tenth, or 8 MiB for small heaps.
 	maxSoakGrowth = 0.10
@@ -70,6 +72,13 @@ func Evaluate(r *Report) []TargetResult {
 	} else {
 		add("throughput vs ceiling", fmt.Sprintf("≥ %.1f× the ceiling", minCeilingShare), false, "not measured", false)
 		add("p99 vs ceiling", fmt.Sprintf("≤ %.0f× the ceiling's p99", maxP99Multiple), false, "not measured", false)
+	}
+	if a2a, okA := r.at("storefront-a2a", r.Headline); okA && okC && ceil.RPS > 0 {
+		ratio := a2a.RPS / ceil.RPS
+		add("A2A throughput vs ceiling", fmt.Sprintf("≥ %.1f× the ceiling at c=%d", minA2ACeilingShare, r.Headline), true,
+			fmt.Sprintf("%.2f× (%.0f vs %.0f req/s)", ratio, a2a.RPS, ceil.RPS), ratio >= minA2ACeilingShare && clean(a2a, ceil))
+	} else {
+		add("A2A throughput vs ceiling", fmt.Sprintf("≥ %.1f× the ceiling", minA2ACeilingShare), false, "not measured", false)
 	}
 	if okS && okP && peer.RPS > 0 {
 		ratio := sf.RPS / peer.RPS
@@ -262,7 +271,7 @@ func Plot(r *Report) string {
 	}
 	x := func(v float64) float64 { return left + (math.Log10(v)-lx0)/(lx1-lx0)*(w-left-right) }
 	y := func(v float64) float64 { return h - bott - (math.Log10(v)-ly0)/(ly1-ly0)*(h-top-bott) }
-	colours := map[string]string{"ceiling": "#6b7280", "storefront": "#1d4ed8", "peer": "#c2410c"}
+	colours := map[string]string{"ceiling": "#6b7280", "storefront": "#1d4ed8", "storefront-a2a": "#15803d", "peer": "#c2410c"}
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %.0f %.0f" width="%.0f" height="%.0f" font-family="sans-serif" font-size="12">`+"\n", w, h, w, h)

@@ -250,7 +250,8 @@ func Run(ctx context.Context, o RunOptions, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer floor.stop()
-		targets := []Target{{Name: "ceiling", URL: ceilURL, CheckArms: true}, {Name: "mcp-floor", URL: floorURL, CheckArms: true}, {Name: "storefront", URL: sf.mcp, CheckArms: true}}
+		targets := []Target{{Name: "ceiling", URL: ceilURL, CheckArms: true}, {Name: "mcp-floor", URL: floorURL, CheckArms: true}, {Name: "storefront", URL: sf.mcp, CheckArms: true},
+			{Name: "storefront-a2a", URL: sf.a2a, CheckArms: true, A2A: true}}
 		if o.Peer != "" {
 			peer, peerURL, err := startPeer(ctx, o.Peer, sf.mcp, o.Fixture, tmp, stderr)
 			if err != nil {
@@ -307,8 +308,8 @@ func Run(ctx context.Context, o RunOptions, stdout, stderr io.Writer) error {
 // storefront is a running bench serve.
 type storefront struct {
 	*proc
-	base, mcp, debug string
-	startup          time.Duration
+	base, mcp, a2a, debug string
+	startup               time.Duration
 }
 
 func startStorefront(ctx context.Context, bin string, f Fixture, databaseURL string, debug bool) (*storefront, error) {
@@ -330,7 +331,7 @@ func startStorefront(ctx context.Context, bin string, f Fixture, databaseURL str
 	if err != nil {
 		return nil, err
 	}
-	s := &storefront{proc: p, base: "http://" + addr, mcp: "http://" + addr + "/mcp"}
+	s := &storefront{proc: p, base: "http://" + addr, mcp: "http://" + addr + "/mcp", a2a: "http://" + addr + "/a2a"}
 	if dbg != "" {
 		s.debug = "http://" + dbg
 	}
