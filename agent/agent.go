@@ -88,8 +88,6 @@ type Agent struct {
 
 	tools  []*Tool
 	byName map[string]*Tool
-	// requests are the official request schemas, compiled once.
-	requests *requestschema.Set
 	// settling counts idempotency records being settled in the
 	// background (idempotency.go).
 	settling sync.WaitGroup
@@ -100,17 +98,16 @@ var ErrUnknownTool = errors.New("unknown tool")
 
 // New builds the agent and its tool catalogue.
 func New(s store.Store, svc *products.Service, snaps *store.Snapshots, controller *compliance.Controller, log *slog.Logger) *Agent {
-	// Compiled here, once, so that a request never waits for it.
-	requests, err := requestschema.Official()
-	if err != nil {
-		// The schemas are embedded and their own tests compile them, so
-		// this is a broken build; every checked call then fails closed.
+	// Compiled here, once, so that a request never waits for it. The
+	// schemas are embedded and their own tests compile them, so an error
+	// is a broken build; every checked call then fails closed.
+	if _, err := requestschema.Official(); err != nil {
 		if log == nil {
 			log = slog.Default()
 		}
 		log.Error("the embedded AdCP request schemas do not compile", "error", err)
 	}
-	a := &Agent{Store: s, Products: svc, Snaps: snaps, Sandbox: controller != nil, Controller: controller, Log: log, byName: map[string]*Tool{}, requests: requests}
+	a := &Agent{Store: s, Products: svc, Snaps: snaps, Sandbox: controller != nil, Controller: controller, Log: log, byName: map[string]*Tool{}}
 	a.register(a.capabilitiesTool())
 	a.register(a.getProductsTool())
 	a.register(a.taskStatusTool("get_task_status"))

@@ -28,37 +28,58 @@ func taskOf(tool string) string {
 	return task
 }
 
-// refuseInvalid is the door of dispatch: it checks a call's arguments
-// against the official request schema of its task, at the release the call
-// negotiates, and answers a request the schema refuses with the error arm,
-// VALIDATION_ERROR naming each field at fault, before any tool sees it.
-// A pin that cannot be served is left to the tool, which refuses it with
-// VERSION_UNSUPPORTED and the supported versions (capabilities answer it
-// at the default release, and are checked at that release).
+// refuseInvalid is the door of dispatch: it answers a call whose
+// arguments their task's official request schema refuses (SchemaIssues)
+// with the error arm (SchemaError) naming each field at fault, before any
+// tool sees it, and so before idempotency, the ledger or a directive.
 func (a *Agent) refuseInvalid(t *Tool, args []byte) (Reply, bool) {
 	if t.task == "" {
 		return Reply{}, false
 	}
-	if a.requests == nil {
+	issues, env, err := SchemaIssues(t.Name, args)
+	if err != nil {
 		return internalReply(args), true // the schemas did not compile: fail closed
 	}
-	pin, major, ctxRaw, _ := envelopeOf(args)
-	v, err := adcp.Negotiate(pin, major)
-	if err != nil {
-		if t.Name != "get_adcp_capabilities" {
-			return Reply{}, false
-		}
-		v = adcp.Default
-	}
-	shapes := requestschema.AsBuild
-	if !v.AtLeast(3, 2) {
-		shapes = requestschema.Legacy
-	}
-	issues := a.requests.Check(t.task, shapes, args)
 	if len(issues) == 0 {
 		return Reply{}, false
 	}
-	return failedReply(outcome.Envelope{Version: v, Context: ctxRaw}, SchemaError(issues)), true
+	return failedReply(env, SchemaError(issues)), true
+}
+
+// SchemaIssues checks the arguments of a call of tool as the door of
+// dispatch does, for every caller that must refuse what a buyer's call
+// would be refused for (the admin preview): against the official request
+// schema of the tool's task, at the release the arguments negotiate (3.2
+// pre-releases as built, 3.0 and 3.1 with the shapes those releases allow,
+// requestschema.Legacy). It returns what is wrong, nil for a tool that
+// checks its own arguments and for a pin that cannot be served (the tool
+// refuses it with VERSION_UNSUPPORTED and the supported versions; the
+// capabilities, which answer it at the default release, are checked at
+// that release), and the envelope of an answer. The error is the
+// embedded schemas' failing to compile, a broken build.
+func SchemaIssues(tool string, args []byte) ([]requestschema.Issue, outcome.Envelope, error) {
+	pin, major, ctxRaw, _ := envelopeOf(args)
+	v, err := adcp.Negotiate(pin, major)
+	env := outcome.Envelope{Version: v, Context: ctxRaw}
+	task := taskOf(tool)
+	if task == "" {
+		return nil, env, nil
+	}
+	if err != nil {
+		if tool != "get_adcp_capabilities" {
+			return nil, env, nil
+		}
+		env.Version = adcp.Default
+	}
+	set, err := requestschema.Official()
+	if err != nil {
+		return nil, env, err
+	}
+	shapes := requestschema.AsBuild
+	if !env.Version.AtLeast(3, 2) {
+		shapes = requestschema.Legacy
+	}
+	return set.Check(task, shapes, args), env, nil
 }
 
 // SchemaRefusal is the code of a request its task's schema refuses:
