@@ -159,3 +159,21 @@ func TestFieldOf(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCheck is the door's cost on a typical get_products request.
+func BenchmarkCheck(b *testing.B) {
+	s, err := Official()
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := []byte(`{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"Display for a coffee brand launch",` +
+		`"brand":{"domain":"acme.example"},"account":{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"},` +
+		`"filters":{"channels":["display","olv"],"budget_range":{"max":5000,"currency":"USD"},"start_date":"2027-01-02","end_date":"2027-02-01"},` +
+		`"pagination":{"max_results":10},"context":{"correlation_id":"c-1"}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if is := s.Check("get_products", AsBuild, args); len(is) != 0 {
+			b.Fatal(is)
+		}
+	}
+}
