@@ -96,6 +96,7 @@ const SchemaRefusal = adcp.InvalidRequest
 // Every string is the schemas' own words, screened.
 func SchemaError(issues []requestschema.Issue) outcome.Error {
 	e := outcome.Error{Code: SchemaRefusal}
+	var kept []requestschema.Issue
 	for _, is := range issues {
 		msg, ok := baseScreen.Line(is.Message, sanitize.MaxMessage)
 		if !ok {
@@ -106,13 +107,13 @@ func SchemaError(issues []requestschema.Issue) outcome.Error {
 			continue // a pointer the screen would change is not sent
 		}
 		e.Issues = append(e.Issues, outcome.Issue{Pointer: ptr, Message: msg, Keyword: is.Keyword})
+		kept = append(kept, is)
 	}
 	if len(e.Issues) == 0 {
 		e.Message, _ = baseScreen.Line("the request does not match the task's schema", sanitize.MaxMessage)
 		return e
 	}
-	first := issues[0]
-	if f := first.Field(); f != "" {
+	if f := kept[0].Field(); f != "" {
 		e.Field, _ = baseScreen.Line(f, 500)
 	}
 	text := e.Issues[0].Message.String()
