@@ -772,6 +772,14 @@ func TestBadInput(t *testing.T) {
 		{"1.0 GetTask", `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t1"}}`, profileHeader, -32001, ""},
 		{"1.0 unknown method", `{"jsonrpc":"2.0","id":1,"method":"Frobnicate","params":{}}`, nil, -32601, ""},
 		{"malformed JSON", `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":`, nil, -32700, ""},
+		// A message that is not the user's, and text no request may
+		// carry, used to be served as a call.
+		{"1.0 an unknown role", `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_KING","parts":[` + ok1 + `]}}}`, profileHeader, -32602, "invalid_a2a_message"},
+		{"1.0 the agent's role", `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[` + ok1 + `]}}}`, profileHeader, -32602, "invalid_a2a_message"},
+		{"0.3 the agent's role", `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"messageId":"m1","role":"agent","kind":"message","parts":[{"kind":"data","data":{"skill":"get_adcp_capabilities"}}]}}}`, nil, -32602, "invalid_a2a_message"},
+		{"1.0 invalid UTF-8", v1("[{\"data\":{\"skill\":\"get_products\",\"input\":{\"buying_mode\":\"brief\",\"brief\":\"caf\xe9\"}}}]"), profileHeader, -32700, ""},
+		{"1.0 an escaped NUL", v1(`[{"data":{"skill":"get_products","input":{"buying_mode":"brief","brief":"a\u0000b"}}}]`), profileHeader, -32600, ""},
+		{"0.3 an escaped lone surrogate", v0(`[{"kind":"data","data":{"skill":"get_products","parameters":{"buying_mode":"brief","brief":"\udc00"}}}]`), nil, -32600, ""},
 		{"0.3 no data part", v0(`[{"kind":"text","text":"products please"}]`), nil, -32602, "missing_invocation_datapart"},
 		{"0.3 no parts", v0(`[]`), nil, -32602, "missing_invocation_datapart"},
 		{"0.3 several data parts", v0(`[{"kind":"data","data":{"skill":"get_products","parameters":{}}},{"kind":"data","data":{"skill":"get_products","parameters":{}}}]`), nil, -32602, "multiple_invocation_dataparts"},

@@ -97,6 +97,9 @@ func (h *handler) send(ctx context.Context, req *a2a.SendMessageRequest, inv *in
 		return nil, profileError("invalid_a2a_message", "message.messageId is required")
 	case req.Message.Role == "":
 		return nil, profileError("invalid_a2a_message", "message.role is required")
+	case req.Message.Role != a2a.MessageRoleUser:
+		// A buyer's message is the user's; a2a-go reads any string.
+		return nil, profileError("invalid_a2a_message", "message.role must be ROLE_USER (user in A2A 0.3)")
 	case len(req.Message.Parts) == 0:
 		return nil, profileError("missing_invocation_datapart", "message has no parts; send one data part {skill, input}")
 	case req.Message.TaskID != "":

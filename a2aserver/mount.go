@@ -117,6 +117,16 @@ func (s *Server) serveRPC(c echo.Context) (err error) {
 		Method string          `json:"method"`
 	}
 	_ = json.Unmarshal(body, &probe) // a2a-go reports malformed bodies
+	if code, why := jsonrpc.Unreadable(body); code != 0 {
+		// Text no request may carry, which a2a-go would decode into
+		// U+FFFD or pass on: refused whole, before any method reads it.
+		var id json.RawMessage
+		if code != jsonrpc.ParseError {
+			id = jsonrpc.Peek(body).ID
+		}
+		jsonrpc.WriteError(c.Response(), http.StatusOK, id, code, why, nil)
+		return nil
+	}
 	if recovery.Run(r.Context(), s.cfg.Log, "a2a", "A2A "+probe.Method, func() { err = s.route(c, body, probe.ID, probe.Method) }) &&
 		!c.Response().Committed {
 		jsonrpc.Write(c.Response(), http.StatusInternalServerError, jsonrpc.Error(probe.ID, internalErrorCode, "Internal error", nil))

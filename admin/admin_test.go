@@ -366,6 +366,12 @@ func TestPreviewAndEditReachBuyers(t *testing.T) {
 		t.Errorf("the buyer's side of the preview leaks the rule: %s", buyerText)
 	}
 	wantProblem(t, c.do("POST", pub+"/rulebook/preview", `{"rulebook":{"format":"nope","rules":[]},"request":{}}`), 422, "/rulebook/format")
+	// A request a buyer's call would be refused for at the door is a
+	// malformed preview body, refused naming the field; it used to be
+	// previewed as a completed answer.
+	wantProblem(t, c.do("POST", pub+"/preview", `{"version":-1}`), 422, "/buying_mode")
+	wantProblem(t, c.do("POST", pub+"/preview", `{"buying_mode":"brief","brief":"x","filters":{"budget_range":{"max":1e400,"currency":"usd"}}}`), 422, "/filters/budget_range/currency")
+	wantProblem(t, c.do("POST", pub+"/rulebook/preview", `{"rulebook":`+string(draft)+`,"request":{"buying_mode":5}}`), 422, "/request/buying_mode")
 
 	// Nothing was saved by previewing; save now and watch a buyer's call.
 	if v := c.do("GET", pub+"/rulebook", "").Header.Get("ETag"); v != `"1"` {

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"github.com/storefront/storefront/backtest"
 	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/mcpserver"
+	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
 )
@@ -58,6 +60,9 @@ func (h *Handler) preview(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := previewRequest(req, ""); err != nil {
+		return err
+	}
 	ctx := c.Request().Context()
 	snap, err := h.Snaps.Snapshot(ctx, pub(c))
 	if err != nil {
@@ -96,6 +101,9 @@ func (h *Handler) previewDraft(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := previewRequest(d.Request, "/request"); err != nil {
+		return err
+	}
 	ctx := c.Request().Context()
 	snap, err := h.Snaps.Snapshot(ctx, pub(c))
 	if err != nil {
@@ -107,6 +115,29 @@ func (h *Handler) previewDraft(c echo.Context) error {
 		req = []byte("{}")
 	}
 	return h.previewWith(c, draft, req, true)
+}
+
+// previewRequest refuses, as a problem naming each field (under prefix,
+// the request's place in the body), a get_products request a buyer's call
+// would be refused at the door for (agent.SchemaIssues): a preview shows
+// what a buyer would be served, and this request would be served nothing.
+// An empty request is the empty request, which the preview takes.
+func previewRequest(req []byte, prefix string) error {
+	if len(bytes.TrimSpace(req)) == 0 {
+		return nil
+	}
+	issues, _, err := agent.SchemaIssues("get_products", req)
+	if err != nil {
+		return err
+	}
+	if len(issues) == 0 {
+		return nil
+	}
+	v := make(problem.Invalid, len(issues))
+	for i, is := range issues {
+		v[i] = problem.Field{Pointer: prefix + is.Pointer, Detail: is.Message}
+	}
+	return invalid(v, "")
 }
 
 func (h *Handler) previewWith(c echo.Context, snap *products.Snapshot, req []byte, draft bool) error {

@@ -15,6 +15,7 @@ import (
 	"github.com/storefront/storefront/field"
 	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/internal/recovery"
+	"github.com/storefront/storefront/internal/requestschema"
 	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
@@ -59,6 +60,10 @@ type Tool struct {
 	// public, when set, narrows Anonymous: whether this call is one an
 	// anonymous caller may make.
 	public func(ctx context.Context, publisher string, args []byte) bool
+	// task is the AdCP task whose official request schema the arguments
+	// are checked against at the door (door.go); "" when the tool checks
+	// its own.
+	task string
 }
 
 // Agent is the storefront's buyer-facing agent.
@@ -93,6 +98,15 @@ var ErrUnknownTool = errors.New("unknown tool")
 
 // New builds the agent and its tool catalogue.
 func New(s store.Store, svc *products.Service, snaps *store.Snapshots, controller *compliance.Controller, log *slog.Logger) *Agent {
+	// Compiled here, once, so that a request never waits for it. The
+	// schemas are embedded and their own tests compile them, so an error
+	// is a broken build; every checked call then fails closed.
+	if _, err := requestschema.Official(); err != nil {
+		if log == nil {
+			log = slog.Default()
+		}
+		log.Error("the embedded AdCP request schemas do not compile", "error", err)
+	}
 	a := &Agent{Store: s, Products: svc, Snaps: snaps, Sandbox: controller != nil, Controller: controller, Log: log, byName: map[string]*Tool{}}
 	a.register(a.capabilitiesTool())
 	a.register(a.getProductsTool())
@@ -108,6 +122,7 @@ func New(s store.Store, svc *products.Service, snaps *store.Snapshots, controlle
 }
 
 func (a *Agent) register(t *Tool) {
+	t.task = taskOf(t.Name)
 	a.tools = append(a.tools, t)
 	a.byName[t.Name] = t
 }
@@ -136,6 +151,12 @@ func (a *Agent) Dispatch(ctx context.Context, name string, c Call) (Reply, error
 	var r Reply
 	if recovery.Run(ctx, a.Log, c.Transport, "tool "+name, func() {
 		p, err := a.principalFor(ctx, c)
+		if err == nil {
+			var refused bool
+			if r, refused = a.refuseInvalid(t, c.Args); refused {
+				return
+			}
+		}
 		r = t.handle(ctx, c, p, err)
 	}) {
 		r = a.InternalReply(c.Args)

@@ -45,9 +45,10 @@ func TestReplay(t *testing.T) {
 			key := "replay-" + test.name + "-0123456789"
 			args := replayArgs(key, "")
 			if test.name == "failed" {
-				// A request error is decided, not transient: it is kept
-				// and replayed like any other answer.
-				args = strings.Replace(args, `"olv"`, `"hologram"`, 1)
+				// A request error the task decides (one its schema
+				// admits: a brief is not read in wholesale mode) is
+				// kept and replayed like any other answer.
+				args = strings.Replace(args, `"buying_mode":"brief"`, `"buying_mode":"wholesale"`, 1)
 			}
 			if test.first != "" {
 				kittest.MustSucceed(t, kittest.Control(t, cs, "force_get_products_arm", test.first))

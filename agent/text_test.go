@@ -1,10 +1,14 @@
 package agent_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/storefront/storefront/agent"
+	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/internal/kittest"
 	"github.com/storefront/storefront/internal/spectest"
 	"github.com/storefront/storefront/internal/testenv"
@@ -57,54 +61,83 @@ func wantError(t *testing.T, what string, m map[string]any, code, field string) 
 
 // TestBuyerTextRefused: text a buyer sends that is not text (invalid
 // UTF-8, which encoding/json would silently read as U+FFFD; a lone
-// surrogate; a control character) or a null in an array is refused with
-// the error arm naming the field, on every task, over the real MCP and
-// A2A transports and on both stores. It used to be served: a brief with
-// invalid UTF-8 was answered "completed", brand.industries:[null] was
-// read as an empty industry.
+// surrogate; a NUL; a control character) or a null in an array is refused,
+// on every task and on both stores. It used to be served: a brief with
+// invalid UTF-8 was answered "completed", brand.industries:[null] was read
+// as an empty industry. Over the real MCP and A2A transports a body with
+// bytes that are not UTF-8, an escaped NUL or a lone surrogate is no
+// request (rpc: a JSON-RPC parse error or invalid request, and no tool
+// runs); every tool still refuses such text itself, naming the field, as
+// an in-process dispatch shows, and the rest is refused by the tool over
+// the wire.
 func TestBuyerTextRefused(t *testing.T) {
+	const (
+		parse   = -32700
+		invalid = -32600
+	)
+	account := `"account":{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"}`
+	buy := `"start_time":"asap","end_time":"` + testenv.Day(40) + `T00:00:00Z","brand":{"domain":"acme.example"},` + account
+	pkg := `"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":5000`
 	onBothStores(t, func(t *testing.T, env *testenv.Env) {
 		url := env.BaseURL + "/mcp"
 		for _, test := range []struct {
 			name, tool, args, code, field string
+			rpc                           int
 		}{
-			{"invalid UTF-8 in a brief", "get_products", "{\"buying_mode\":\"brief\",\"brief\":\"caf\xe9 culture\"}", "VALIDATION_ERROR", "brief"},
-			{"a lone surrogate in a brief", "get_products", `{"buying_mode":"brief","brief":"a \ud800 b"}`, "VALIDATION_ERROR", "brief"},
-			{"a NUL in a brief", "get_products", `{"buying_mode":"brief","brief":"a\u0000b"}`, "VALIDATION_ERROR", "brief"},
-			{"an escape sequence in a brief", "get_products", `{"buying_mode":"brief","brief":"\u001b[31mred"}`, "VALIDATION_ERROR", "brief"},
-			{"invalid UTF-8 in a brand industry", "get_products", "{\"buying_mode\":\"brief\",\"brief\":\"x\",\"brand\":{\"domain\":\"acme.example\",\"industries\":[\"re\xfftail\"]}}", "VALIDATION_ERROR", "brand.industries[0]"},
-			{"a null brand industry", "get_products", `{"buying_mode":"brief","brief":"x","brand":{"domain":"acme.example","industries":[null]}}`, "INVALID_REQUEST", "brand.industries[0]"},
-			{"a null channel", "get_products", `{"buying_mode":"brief","brief":"x","filters":{"channels":[null]}}`, "INVALID_REQUEST", "filters.channels[0]"},
-			{"invalid UTF-8 in an account id", "get_products", "{\"buying_mode\":\"brief\",\"brief\":\"x\",\"account\":{\"account_id\":\"acct\xff\"}}", "VALIDATION_ERROR", "account.account_id"},
-			{"invalid UTF-8 in the context", "get_products", "{\"buying_mode\":\"brief\",\"brief\":\"x\",\"context\":{\"trace\":\"\xff\"}}", "VALIDATION_ERROR", "context.trace"},
-			{"invalid UTF-8 in a po number", "create_media_buy", "{\"idempotency_key\":\"text-create-0000000001\",\"po_number\":\"PO\xff\",\"account\":{\"account_id\":\"acct_x\"},\"brand\":{\"domain\":\"acme.example\"}}", "VALIDATION_ERROR", "po_number"},
-			{"invalid UTF-8 in a package name", "create_media_buy", "{\"idempotency_key\":\"text-create-0000000002\",\"account\":{\"account_id\":\"acct_x\"},\"brand\":{\"domain\":\"acme.example\"},\"packages\":[{\"product_id\":\"p\",\"name\":\"pk\xff\"}]}", "VALIDATION_ERROR", "packages[0].name"},
-			{"a null package", "create_media_buy", `{"idempotency_key":"text-create-0000000003","account":{"account_id":"acct_x"},"brand":{"domain":"acme.example"},"packages":[null]}`, "INVALID_REQUEST", "packages[0]"},
-			{"invalid UTF-8 in a media buy id", "get_media_buys", "{\"media_buy_ids\":[\"mb\xff\"]}", "VALIDATION_ERROR", "media_buy_ids[0]"},
-			{"invalid UTF-8 in a billing", "sync_accounts", "{\"idempotency_key\":\"text-sync-00000000001\",\"accounts\":[{\"brand\":{\"domain\":\"acme.example\"},\"operator\":\"pinnacle-agency.example\",\"billing\":\"oper\xffator\"}]}", "VALIDATION_ERROR", "accounts[0].billing"},
-			{"invalid UTF-8 in a task id", "get_task_status", "{\"task_id\":\"task\xff\"}", "VALIDATION_ERROR", "task_id"},
-			{"a NUL in a task filter", "list_tasks", `{"filters":{"statuses":["completed\u0000"]}}`, "VALIDATION_ERROR", "filters.statuses[0]"},
+			{"invalid UTF-8 in a brief", "get_products", "{\"buying_mode\":\"brief\",\"brief\":\"caf\xe9 culture\"}", "VALIDATION_ERROR", "brief", parse},
+			{"a lone surrogate in a brief", "get_products", `{"buying_mode":"brief","brief":"a \ud800 b"}`, "VALIDATION_ERROR", "brief", invalid},
+			{"a NUL in a brief", "get_products", `{"buying_mode":"brief","brief":"a\u0000b"}`, "VALIDATION_ERROR", "brief", invalid},
+			{"an escape sequence in a brief", "get_products", `{"buying_mode":"brief","brief":"\u001b[31mred"}`, "VALIDATION_ERROR", "brief", 0},
+			{"invalid UTF-8 in a brand industry", "get_products", "{\"buying_mode\":\"brief\",\"brief\":\"x\",\"brand\":{\"domain\":\"acme.example\",\"industries\":[\"re\xfftail\"]}}", "VALIDATION_ERROR", "brand.industries[0]", parse},
+			{"a null brand industry", "get_products", `{"buying_mode":"brief","brief":"x","brand":{"domain":"acme.example","industries":[null]}}`, "INVALID_REQUEST", "brand.industries[0]", 0},
+			{"a null channel", "get_products", `{"buying_mode":"brief","brief":"x","filters":{"channels":[null]}}`, "INVALID_REQUEST", "filters.channels[0]", 0},
+			{"invalid UTF-8 in an account id", "get_products", "{\"buying_mode\":\"brief\",\"brief\":\"x\",\"account\":{\"account_id\":\"acct\xff\"}}", "VALIDATION_ERROR", "account.account_id", parse},
+			{"invalid UTF-8 in the context", "get_products", "{\"buying_mode\":\"brief\",\"brief\":\"x\",\"context\":{\"trace\":\"\xff\"}}", "VALIDATION_ERROR", "context.trace", parse},
+			{"invalid UTF-8 in a po number", "create_media_buy", "{\"idempotency_key\":\"text-create-0000000001\",\"po_number\":\"PO\xff\"," + buy + ",\"packages\":[{" + pkg + "}]}", "VALIDATION_ERROR", "po_number", parse},
+			{"invalid UTF-8 in a package name", "create_media_buy", "{\"idempotency_key\":\"text-create-0000000002\"," + buy + ",\"packages\":[{" + pkg + ",\"name\":\"pk\xff\"}]}", "VALIDATION_ERROR", "packages[0].name", parse},
+			{"a null package", "create_media_buy", `{"idempotency_key":"text-create-0000000003",` + buy + `,"packages":[null]}`, "INVALID_REQUEST", "packages[0]", 0},
+			{"invalid UTF-8 in a media buy id", "get_media_buys", "{\"media_buy_ids\":[\"mb\xff\"]}", "VALIDATION_ERROR", "media_buy_ids[0]", parse},
+			{"invalid UTF-8 in a billing", "sync_accounts", "{\"idempotency_key\":\"text-sync-00000000001\",\"accounts\":[{\"brand\":{\"domain\":\"acme.example\"},\"operator\":\"pinnacle-agency.example\",\"billing\":\"oper\xffator\"}]}", "INVALID_REQUEST", "accounts[0].billing", parse},
+			{"invalid UTF-8 in a task id", "get_task_status", "{\"task_id\":\"task\xff\"}", "VALIDATION_ERROR", "task_id", parse},
+			{"a NUL in a task filter", "list_tasks", `{"filters":{"statuses":["completed\u0000"]}}`, "INVALID_REQUEST", "filters.statuses[0]", invalid},
 		} {
 			t.Run(test.name, func(t *testing.T) {
+				if test.rpc != 0 {
+					for _, p := range []kittest.Probe{
+						kittest.ProbeMCP(t, url, env.BuyerToken, test.tool, test.args),
+						kittest.ProbeA2A(t, env.BaseURL+"/a2a", env.BuyerToken, test.tool, test.args),
+					} {
+						e, _ := p.Body["error"].(map[string]any)
+						if code, _ := e["code"].(float64); int(code) != test.rpc || p.Body["result"] != nil {
+							t.Errorf("the body = %d %v, want the JSON-RPC error %d", p.Status, p.Body, test.rpc)
+						}
+					}
+					// The tool refuses the same text itself, naming the
+					// field, whoever dispatches it.
+					r, err := env.Main.Server.Agent().Dispatch(context.Background(), test.tool, agent.Call{
+						Publisher: demo.PublisherID, Authorization: "Bearer " + env.BuyerToken, Args: []byte(test.args), Transport: "dispatch"})
+					if err != nil || !r.Failed {
+						t.Fatalf("Dispatch = %v, %s, want the failed arm", err, r.Payload)
+					}
+					wantError(t, test.tool+" dispatched", kittest.Decode(t, r.Payload), test.code, test.field)
+					if !utf8.Valid(r.Payload) {
+						t.Errorf("the answer is not valid UTF-8: %q", r.Payload)
+					}
+					if bytes.Contains(r.Payload, []byte(`"context"`)) && test.field == "context.trace" {
+						t.Errorf("a context that is not valid Unicode was echoed: %s", r.Payload)
+					}
+					return
+				}
 				p := kittest.ProbeMCP(t, url, env.BuyerToken, test.tool, test.args)
 				m, isErr := rpcResult(t, p)
 				if !isErr {
 					t.Errorf("isError = false for %s", test.name)
 				}
 				wantError(t, test.tool, m, test.code, test.field)
-				if _, ok := m["context"]; ok && test.field == "context.trace" {
-					t.Errorf("a context that is not valid Unicode was echoed: %v", m["context"])
-				}
 				raw, _ := json.Marshal(m)
-				if !utf8.Valid(raw) {
-					t.Errorf("the answer is not valid UTF-8: %q", raw)
-				}
 				if test.tool == "get_products" {
 					spectest.GetProducts(t, raw)
 				}
-				// Over A2A too: a2a-go decodes the data part into Go values
-				// (invalid UTF-8 becomes U+FFFD), so the tools read the
-				// buyer's bytes.
 				_, data := a2aTask(t, env, test.tool, test.args)
 				wantError(t, test.tool+" over A2A", kittest.Decode(t, data), test.code, test.field)
 			})
@@ -166,10 +199,12 @@ func TestTestKitKeyIsAnIdentifier(t *testing.T) {
 		}
 	}
 	// What a compliance scenario seeds is stored and served: its text is
-	// checked as a task's.
-	p := kittest.ProbeMCP(t, url, kittest.Kit, "comply_test_controller",
-		"{\"adcp_version\":\"3.2-rc.7\",\"scenario\":\"force_get_products_arm\",\"params\":{\"arm\":\"rejected\",\"reason\":\"caf\xe9\"},\"account\":"+acmeAccount+"}")
-	if m, _ := rpcResult(t, p); m["success"] != false || m["error"] != "INVALID_PARAMS" {
-		t.Errorf("a scenario with invalid UTF-8 = %v, want INVALID_PARAMS", m)
+	// checked as a task's (dispatched in-process: over MCP a body that is
+	// not UTF-8 is refused before any tool).
+	r, err := env.Main.Server.Agent().Dispatch(context.Background(), "comply_test_controller", agent.Call{Publisher: demo.PublisherID,
+		Authorization: "Bearer " + kittest.Kit, Transport: "dispatch",
+		Args: []byte("{\"adcp_version\":\"3.2-rc.7\",\"scenario\":\"force_get_products_arm\",\"params\":{\"arm\":\"rejected\",\"reason\":\"caf\xe9\"},\"account\":" + acmeAccount + "}")})
+	if m := kittest.Decode(t, r.Payload); err != nil || m["success"] != false || m["error"] != "INVALID_PARAMS" {
+		t.Errorf("a scenario with invalid UTF-8 = %v, %v, want INVALID_PARAMS", m, err)
 	}
 }

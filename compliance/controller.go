@@ -174,8 +174,17 @@ func decode(args []byte) (*Request, *failure) {
 	}
 	var pin string
 	var major int
-	_ = json.Unmarshal(top["adcp_version"], &pin)
-	_ = json.Unmarshal(top["adcp_major_version"], &major)
+	// The door of dispatch checks every other tool against its official
+	// request schema; the controller checks its own envelope's types.
+	if raw, ok := top["adcp_version"]; ok && json.Unmarshal(raw, &pin) != nil {
+		return r, fail(InvalidParams, "adcp_version must be a string")
+	}
+	if raw, ok := top["adcp_major_version"]; ok && json.Unmarshal(raw, &major) != nil {
+		return r, fail(InvalidParams, "adcp_major_version must be an integer")
+	}
+	if raw, ok := top["context"]; ok && !isNull(raw) && (len(bytes.TrimSpace(raw)) == 0 || bytes.TrimSpace(raw)[0] != '{') {
+		return r, fail(InvalidParams, "context must be an object")
+	}
 	if v, err := adcp.Negotiate(pin, major); err == nil {
 		r.Version = v
 	} else {

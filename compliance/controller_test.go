@@ -307,6 +307,9 @@ func TestControllerBadInput(t *testing.T) {
 		{"no scenario", req(`"params":{"arm":"rejected","reason":"No."},` + sandbox), "INVALID_PARAMS", "scenario"},
 		{"params not an object", req(arm + `"params":["rejected"],` + sandbox), "INVALID_PARAMS", "params"},
 		{"unsupported version pin", req(`"adcp_version":"9.0",` + arm + `"params":{"arm":"rejected","reason":"No."},` + sandbox), "INVALID_PARAMS", "9.0"},
+		// Wrong-typed pins used to be read as none and served.
+		{"a version pin not a string", req(`"adcp_version":3.2,` + arm + `"params":{"arm":"rejected","reason":"No."},` + sandbox), "INVALID_PARAMS", "adcp_version"},
+		{"a major version not an integer", req(`"adcp_version":"3.2-beta.5","adcp_major_version":"3",` + arm + `"params":{"arm":"rejected","reason":"No."},` + sandbox), "INVALID_PARAMS", "adcp_major_version"},
 		{"stale for another tool", req(`"scenario":"force_upstream_unavailable","params":{"tool":"create_media_buy"},` + sandbox), "INVALID_PARAMS", "tool"},
 		{"completion of an unknown task", req(`"scenario":"force_task_completion","params":{"task_id":"no-such-task","result":{"status":"completed","products":[],"cache_scope":"public"}},` + sandbox), "NOT_FOUND", "no-such-task"},
 	} {
@@ -327,6 +330,11 @@ func TestControllerBadInput(t *testing.T) {
 			}
 			kittest.WantStatus(t, kittest.GetProducts(t, cs, kittest.Brief), "completed")
 		})
+	}
+	// A context that is not an object is refused, not silently dropped.
+	m := kittest.ControlRaw(t, cs, `{"adcp_version":"3.2-beta.5",`+arm+`"params":{"arm":"rejected","reason":"No."},`+sandbox+`,"context":"wrong"}`)
+	if d, _ := m["error_detail"].(string); m["error"] != "INVALID_PARAMS" || !strings.Contains(d, "context") || m["context"] != nil {
+		t.Errorf("a string context = %v, want INVALID_PARAMS naming context, not echoed", m)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/storefront/storefront/internal/jsonrpc"
 )
@@ -19,12 +20,17 @@ type rpcCall struct {
 // is not JSON-RPC 2.0 gets, instead of calls, the answer JSON-RPC gives it
 // (the SDK would answer plain text): a parse error (-32700, id null) for a
 // body that is not JSON, an invalid request (-32600) for JSON that is not
-// a message. (Invalid UTF-8 inside a string is JSON here: the tool refuses
-// it naming the field.) A batch with an invalid member is answered whole and nothing
+// a message, and either for text no request may carry (jsonrpc.Unreadable:
+// bytes that are not UTF-8, an escaped NUL or lone surrogate). A batch with an invalid member is answered whole and nothing
 // in it runs: an invalid request for each invalid member, and one for each
 // call beside them that says why it did not run.
 func rpcCalls(body []byte) (calls []rpcCall, refusal []byte) {
 	body = bytes.TrimSpace(body)
+	if code, why := jsonrpc.Unreadable(body); code == jsonrpc.ParseError {
+		return nil, jsonrpc.Error(nil, code, why, nil)
+	} else if code != 0 && json.Valid(body) {
+		return nil, jsonrpc.Error(jsonrpc.Peek(body).ID, code, why, nil)
+	}
 	if !json.Valid(body) {
 		return nil, jsonrpc.Error(nil, jsonrpc.ParseError, "Parse error: the body is not valid JSON", nil)
 	}
@@ -168,8 +174,14 @@ func validID(raw json.RawMessage) bool {
 	case 'n':
 		return string(raw) == "null"
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		// A number the SDK reads as a float64: one past its range (1e400)
+		// is no id it could answer to.
 		var n json.Number
-		return json.Unmarshal(raw, &n) == nil
+		if json.Unmarshal(raw, &n) != nil {
+			return false
+		}
+		_, err := strconv.ParseFloat(string(n), 64)
+		return err == nil
 	}
 	return false
 }

@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -106,5 +107,91 @@ func TestJSONRPCValidStillServed(t *testing.T) {
 	}
 	if status, b := rawPost(t, env.BaseURL+"/mcp", `{"jsonrpc":"2.0","method":"notifications/initialized"}`); status != http.StatusAccepted {
 		t.Errorf("a notification: status %d, body %s; want 202", status, b)
+	}
+}
+
+// TestUnreadableText: a body with bytes that are not UTF-8 is a parse
+// error, and one with an escaped NUL or lone surrogate an invalid request,
+// before any tool runs; both used to reach the tool and be answered with
+// a tool result. An id past float64's range is no id the SDK can answer
+// to: an invalid request with id null, where the SDK answered plain text.
+func TestUnreadableText(t *testing.T) {
+	env := testenv.Start(t)
+	call := func(args string) string {
+		return `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"get_products","arguments":` + args + `}}`
+	}
+	for _, test := range []struct {
+		name, body string
+		code       int
+		id         string
+	}{
+		{"invalid UTF-8 in a brief", call("{\"buying_mode\":\"brief\",\"brief\":\"caf\xe9\"}"), -32700, "null"},
+		{"invalid UTF-8 in a key", call("{\"br\xffief\":\"x\",\"buying_mode\":\"brief\"}"), -32700, "null"},
+		{"an encoded surrogate", call("{\"buying_mode\":\"brief\",\"brief\":\"\xed\xa0\x80\"}"), -32700, "null"},
+		{"an escaped NUL", call(`{"buying_mode":"brief","brief":"a\u0000b"}`), -32600, "12"},
+		{"an escaped lone surrogate", call(`{"buying_mode":"brief","brief":"a \ud800 b"}`), -32600, "12"},
+		{"an id past float64", `{"jsonrpc":"2.0","id":1e400,"method":"tools/list"}`, -32600, "null"},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			status, b := rawPost(t, env.BaseURL+"/mcp", test.body)
+			var a rpcAnswer
+			if err := json.Unmarshal(b, &a); err != nil || a.Error == nil || strings.Contains(string(b), `"result"`) {
+				t.Fatalf("status %d, body %q: not a JSON-RPC error", status, b)
+			}
+			if a.Error.Code != test.code || string(a.ID) != test.id {
+				t.Errorf("status %d, body %s; want code %d and id %s", status, b, test.code, test.id)
+			}
+		})
+	}
+}
+
+// TestSDKRefusalsAreJSONRPC: every refusal the SDK's handler writes in
+// plain text is a JSON-RPC error instead, with the SDK's HTTP status and a
+// sentence of the storefront's own (never the SDK's, which can name its
+// Go types): a wrong Content-Type, an Accept without JSON, an MCP protocol
+// version it does not speak, an unknown method, a call without an id.
+func TestSDKRefusalsAreJSONRPC(t *testing.T) {
+	env := testenv.Start(t)
+	list := `{"jsonrpc":"2.0","id":21,"method":"tools/list"}`
+	for _, test := range []struct {
+		name, body   string
+		header       map[string]string
+		status, code int
+		id           string
+	}{
+		{"Content-Type text/plain", list, map[string]string{"Content-Type": "text/plain"}, 415, -32600, "21"},
+		{"Content-Type multipart", list, map[string]string{"Content-Type": "multipart/form-data; boundary=x"}, 415, -32600, "21"},
+		{"Accept text/html", list, map[string]string{"Accept": "text/html"}, 400, -32600, "21"},
+		{"an unknown protocol version", list, map[string]string{"Mcp-Protocol-Version": "1999-01-01"}, 400, -32600, "21"},
+		{"an unknown method", `{"jsonrpc":"2.0","id":22,"method":"tools/destroy"}`, nil, 400, -32601, "22"},
+		{"a tools/call without an id", `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"get_products","arguments":{}}}`, nil, 400, -32600, "null"},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodPost, env.BaseURL+"/mcp", strings.NewReader(test.body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+			for k, v := range test.header {
+				req.Header.Set(k, v)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			var a rpcAnswer
+			if ct := resp.Header.Get("Content-Type"); ct != "application/json" || json.Unmarshal(b, &a) != nil || a.Error == nil || a.JSONRPC != "2.0" {
+				t.Fatalf("HTTP %d %s %q: not a JSON-RPC error", resp.StatusCode, ct, b)
+			}
+			if resp.StatusCode != test.status || a.Error.Code != test.code || string(a.ID) != test.id {
+				t.Errorf("HTTP %d %s; want %d with code %d and id %s", resp.StatusCode, b, test.status, test.code, test.id)
+			}
+			for _, internal := range []string{"jsonrpc2", "Go struct", "unmarshal", "supported versions"} {
+				if strings.Contains(string(b), internal) {
+					t.Errorf("the refusal names the SDK's internals (%q): %s", internal, b)
+				}
+			}
+		})
 	}
 }

@@ -94,7 +94,8 @@ func Result(r agent.Reply) *mcp.CallToolResult {
 	return res
 }
 
-// Handler returns the streamable HTTP handler. It runs stateless with plain
+// Handler returns the streamable HTTP handler, every refusal of which is a
+// JSON-RPC error (jsonRefusals). It runs stateless with plain
 // JSON responses: every request carries everything it needs, so replicas
 // need no session affinity.
 //
@@ -104,7 +105,7 @@ func Result(r agent.Reply) *mcp.CallToolResult {
 func Handler(s *mcp.Server) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return jsonRefusals(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			accept := r.Header.Get("Accept")
 			if !strings.Contains(accept, "text/event-stream") && (strings.Contains(accept, "application/json") || strings.Contains(accept, "*/*")) {
@@ -113,5 +114,5 @@ func Handler(s *mcp.Server) http.Handler {
 			}
 		}
 		h.ServeHTTP(w, r)
-	})
+	}))
 }

@@ -22,6 +22,19 @@ type Error struct {
 	// RetryAfter, when positive, is how many seconds to wait before
 	// retrying (retry_after: a whole number from 1 to 3600).
 	RetryAfter int
+	// Issues are the fields a VALIDATION_ERROR refuses, one each; Field
+	// is then the first one's, in JSONPath-lite.
+	Issues []Issue
+}
+
+// Issue is one field a request is refused for (core/error.json issues[]).
+type Issue struct {
+	// Pointer is the RFC 6901 JSON Pointer of the field in the request.
+	Pointer sanitize.Text `json:"pointer"`
+	// Message says why that field is refused.
+	Message sanitize.Text `json:"message"`
+	// Keyword is the JSON Schema keyword that refused it.
+	Keyword string `json:"keyword"`
 }
 
 // MaxRetryAfter is the largest retry_after AdCP allows, in seconds.
@@ -44,6 +57,8 @@ type ErrorWire struct {
 	// Details carries public, structured detail such as the supported
 	// versions.
 	Details map[string]any `json:"details,omitempty"`
+	// Issues are the fields a VALIDATION_ERROR refuses.
+	Issues []Issue `json:"issues,omitempty"`
 }
 
 // JSONSchemaAlias makes the published schemas describe Error as it is
@@ -52,7 +67,7 @@ func (Error) JSONSchemaAlias() any { return ErrorWire{} }
 
 // MarshalJSON writes the AdCP error object.
 func (e Error) MarshalJSON() ([]byte, error) {
-	w := ErrorWire{Code: e.Code, Message: e.Message, Recovery: e.Code.Recovery(), Details: e.Details}
+	w := ErrorWire{Code: e.Code, Message: e.Message, Recovery: e.Code.Recovery(), Details: e.Details, Issues: e.Issues}
 	if e.RetryAfter > 0 {
 		w.RetryAfter = min(e.RetryAfter, MaxRetryAfter)
 	}

@@ -52,9 +52,10 @@ func describe(f field.Fault) string {
 	return name + " " + f.Err.Error()
 }
 
-// Echoable reports whether a buyer's context object may be echoed: it is
-// valid Unicode. A context that is not is refused with the request, and
-// the refusal does not send it back.
+// Echoable reports whether a buyer's context may be echoed: it is a JSON
+// object (core/context.json; any other value would make the answer fail
+// its own schema) of valid Unicode. A context that is not is refused with
+// the request, and the refusal does not send it back.
 func Echoable(ctx json.RawMessage) bool {
-	return len(field.Scan(ctx, func(field.Path) bool { return true })) == 0
+	return isObject(ctx) && len(field.Scan(ctx, func(field.Path) bool { return true })) == 0
 }

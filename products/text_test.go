@@ -1,6 +1,7 @@
 package products
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -50,6 +51,32 @@ func TestDecodeRequestText(t *testing.T) {
 	} {
 		if _, err := DecodeRequest([]byte(ok)); err != nil {
 			t.Errorf("DecodeRequest(%s) = %v, want no error", ok, err)
+		}
+	}
+}
+
+// TestEchoable: only a context that is a JSON object of valid Unicode is
+// echoed. A string or number context used to be echoed by the media-buy
+// tasks, whose answers then failed their own schema (core/context.json is
+// an object).
+func TestEchoable(t *testing.T) {
+	for _, test := range []struct {
+		ctx  string
+		want bool
+	}{
+		{`{"correlation_id":"c-1"}`, true},
+		{` {"nested":{"a":[1,2]}}`, true},
+		{`{}`, true},
+		{`"wrong"`, false},
+		{`12345`, false},
+		{`["a"]`, false},
+		{`true`, false},
+		{`null`, false},
+		{``, false},
+		{"{\"trace\":\"\xff\"}", false},
+	} {
+		if got := Echoable(json.RawMessage(test.ctx)); got != test.want {
+			t.Errorf("Echoable(%q) = %v, want %v", test.ctx, got, test.want)
 		}
 	}
 }

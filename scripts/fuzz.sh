@@ -6,7 +6,7 @@
 # failing input under the package's testdata/fuzz/ to rerun with go test.
 #
 #   ./scripts/fuzz.sh              # 30 minutes per target (the long run)
-#   FUZZTIME=45s ./scripts/fuzz.sh # what the test command runs
+#   FUZZTIME=15s ./scripts/fuzz.sh # what the test command runs
 #   TARGETS="agent:FuzzDispatch" ./scripts/fuzz.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."

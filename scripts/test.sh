@@ -79,6 +79,13 @@ say "go test with the clock moved (scripts/test-clock-shift.sh)"
 step "go test, clock moved" env STOREFRONT_TEST_CLOCK_SHIFT=+5y ./scripts/test-clock-shift.sh -2y -timeout 15m \
   ./internal/clock ./store/... ./agent ./admin
 
+say "fuzzing, a short budget (scripts/fuzz.sh)"
+# Every fuzz target (whole-path dispatch, admin writes, request decoding,
+# the composer, the screen) for FUZZTIME each, on one worker: enough to
+# replay the seed corpora and catch a regression they reach. The long run
+# (30 minutes a target) and its figures are in the README.
+step "fuzz" env FUZZTIME="${FUZZTIME:-15s}" ./scripts/fuzz.sh
+
 say "AdCP storyboards (stock and fixed @adcp/sdk runner, sandbox binary)"
 step "storyboards" ./scripts/storyboards.sh
 

@@ -291,6 +291,9 @@ func (s *Server) Serve(ctx context.Context) error {
 	return nil
 }
 
+// Agent is the agent the buyer transports dispatch to.
+func (s *Server) Agent() *agent.Agent { return s.cfg.Agent }
+
 // BaseURL is the server's http:// base.
 func (s *Server) BaseURL() string {
 	addr := s.Addr()

@@ -8,12 +8,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"unicode/utf8"
 )
 
 // JSON-RPC's own error codes for a request refused at the door.
 const (
 	ParseError     = -32700
 	InvalidRequest = -32600
+	MethodNotFound = -32601
 	InternalError  = -32603
 )
 
@@ -132,4 +134,84 @@ func Write(w http.ResponseWriter, status int, body []byte) {
 // WriteError writes the JSON-RPC error response Error makes, with status.
 func WriteError(w http.ResponseWriter, status int, id json.RawMessage, code int, message string, data any) {
 	Write(w, status, Error(id, code, message, data))
+}
+
+// Unreadable says why a JSON-RPC body holds text no request may carry, with
+// the JSON-RPC code to refuse it with, or code 0 when it holds none: bytes
+// that are not UTF-8 (a JSON text is UTF-8, RFC 8259 section 8.1: not
+// JSON, so a parse error), and in a string an escaped lone surrogate
+// (\ud800 names no character) or an escaped NUL (no AdCP field holds one,
+// and PostgreSQL cannot store one), which are invalid requests. Whatever a
+// decoder would make of them (U+FFFD, a NUL a store refuses later), the
+// request is refused whole, before any method reads it.
+func Unreadable(body []byte) (code int, message string) {
+	if !utf8.Valid(body) {
+		return ParseError, "Parse error: the body is not valid UTF-8"
+	}
+	inString := false
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if !inString {
+			inString = c == '"'
+			continue
+		}
+		switch c {
+		case '"':
+			inString = false
+		case '\\':
+			if i+1 >= len(body) {
+				return 0, ""
+			}
+			if body[i+1] != 'u' {
+				i++
+				continue
+			}
+			r, ok := hex4(body, i+2)
+			if !ok {
+				return 0, "" // not JSON: the parser says so
+			}
+			i += 5
+			switch {
+			case r == 0:
+				return InvalidRequest, "Invalid Request: a string holds an escaped NUL character"
+			case r >= 0xDC00 && r <= 0xDFFF:
+				return InvalidRequest, "Invalid Request: a string holds an escaped lone surrogate, which is no character"
+			case r >= 0xD800 && r <= 0xDBFF:
+				low, ok := -1, i+6 < len(body) && body[i+1] == '\\' && body[i+2] == 'u'
+				if ok {
+					var r2 rune
+					r2, ok = hex4(body, i+3)
+					low = int(r2)
+				}
+				if !ok || low < 0xDC00 || low > 0xDFFF {
+					return InvalidRequest, "Invalid Request: a string holds an escaped lone surrogate, which is no character"
+				}
+				i += 6
+			}
+		}
+	}
+	return 0, ""
+}
+
+// hex4 reads the four hex digits at b[at:].
+func hex4(b []byte, at int) (rune, bool) {
+	if at+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[at : at+4] {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(d)
+	}
+	return r, true
 }

@@ -29,3 +29,33 @@ func TestPeek(t *testing.T) {
 		}
 	}
 }
+
+// TestUnreadable: bytes that are not UTF-8 are a parse error, and an
+// escaped NUL or lone surrogate an invalid request; everything else,
+// escaped pairs and control characters included, is left to the parser
+// and the methods.
+func TestUnreadable(t *testing.T) {
+	for _, test := range []struct {
+		body string
+		code int
+	}{
+		{`{"brief":"coffee"}`, 0},
+		{"{\"brief\":\"caf\xe9\"}", ParseError},
+		{"{\"br\xffief\":1}", ParseError},
+		{"{\"a\":\"\xed\xa0\x80\"}", ParseError},
+		{`{"brief":"nul \u0000 inside"}`, InvalidRequest},
+		{`{"brief":"a \ud800 b"}`, InvalidRequest},
+		{`{"brief":"a \udc00 b"}`, InvalidRequest},
+		{`{"brief":"a \ud800"}`, InvalidRequest},
+		{`{"brief":"a \ud800\u0041"}`, InvalidRequest},
+		{`{"brief":"a pair \ud83d\ude00 ok"}`, 0},
+		{`{"brief":"\\u0000 is text, not an escape"}`, 0},
+		{`{"note":"tab\t \u0007 bell"}`, 0},
+		{`{"brief":"\u12"}`, 0},
+		{`\u0000 outside a string`, 0},
+	} {
+		if code, _ := Unreadable([]byte(test.body)); code != test.code {
+			t.Errorf("Unreadable(%q) = %d, want %d", test.body, code, test.code)
+		}
+	}
+}
