@@ -40,6 +40,9 @@ type Main struct {
 	// Flags, after ParseFlags.
 	Addr    string
 	Sandbox bool
+	// MCPSDKOnly answers every MCP request through the MCP SDK, the
+	// fast path for tools/call off.
+	MCPSDKOnly bool
 	// AsyncDiscovery turns on background curation of briefs that
 	// register a webhook.
 	AsyncDiscovery bool
@@ -208,6 +211,7 @@ func (m *Main) ParseFlags(args []string) error {
 		}
 		fs.StringVar(&m.Addr, "addr", envOr("STOREFRONT_ADDR", "127.0.0.1:8080"), "address to listen on (STOREFRONT_ADDR)")
 		fs.BoolVar(&m.Sandbox, "sandbox", env.bool("STOREFRONT_SANDBOX"), "sandbox mode: compliance controller and test-kit keys (STOREFRONT_SANDBOX=1)")
+		fs.BoolVar(&m.MCPSDKOnly, "mcp-sdk-only", env.bool("STOREFRONT_MCP_SDK_ONLY"), "answer every MCP request through the MCP SDK, without the fast path for tools/call (STOREFRONT_MCP_SDK_ONLY=1)")
 		fs.BoolVar(&m.AsyncDiscovery, "async-discovery", env.bool("STOREFRONT_ASYNC_DISCOVERY"), "answer brief and refine get_products that register a webhook as tasks: submitted at once, decided in the background, the answer delivered to the webhook (STOREFRONT_ASYNC_DISCOVERY=1)")
 		fs.BoolVar(&m.SeedDemo, "seed-demo", env.bool("STOREFRONT_SEED_DEMO"), "with PostgreSQL, load the demo publisher if it is absent (STOREFRONT_SEED_DEMO=1); the in-memory store always has it")
 		fs.StringVar(&m.MetricsToken, "metrics-token", os.Getenv("STOREFRONT_METRICS_TOKEN"), "require this bearer token to scrape /metrics (STOREFRONT_METRICS_TOKEN); default: /metrics is open")

@@ -159,7 +159,7 @@ func (m *Main) serve(ctx context.Context) error {
 	m.Server = server.New(server.Config{
 		Addr: m.Addr, DefaultPublisher: def, Agent: a, Admin: adm, Store: s,
 		StoreKind: kind, Version: Version, PublicURL: m.PublicURL, AllowedHosts: m.AllowedHosts, Keys: keys, Log: m.log,
-		Metrics: mx.Handler(m.MetricsToken), Limits: m.Limits,
+		Metrics: mx.Handler(m.MetricsToken), Limits: m.Limits, MCPSDKOnly: m.MCPSDKOnly,
 	})
 	recovery.Go(ctx, m.log, "background", "retention", func() { retain(ctx, s, m.Retention, m.RetentionEvery, m.now, mx, m.log) })
 	if m.DebugAddr != "" {

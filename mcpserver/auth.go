@@ -36,11 +36,14 @@ const AuthErrorCode = -32028
 // request's goroutine: a panic there, in admission or in the SDK, is
 // answered as a JSON-RPC internal error (tool handlers run on the SDK's own
 // goroutines, under Recover).
-func Guard(a *agent.Agent, pol origin.Policy, next http.Handler) http.Handler {
+//
+// A single tools/call of one of the agent's tools is answered on the fast
+// path (fast.go) unless fast is false, when the SDK answers everything.
+func Guard(a *agent.Agent, pol origin.Policy, fast bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tw := &trackedWriter{ResponseWriter: w}
 		var id json.RawMessage
-		if recovery.Run(r.Context(), a.Log, "mcp", "MCP "+r.Method, func() { guard(a, pol, next, tw, r, &id) }) && !tw.wrote {
+		if recovery.Run(r.Context(), a.Log, "mcp", "MCP "+r.Method, func() { guard(a, pol, fast, next, tw, r, &id) }) && !tw.wrote {
 			jsonrpc.Write(w, http.StatusInternalServerError, jsonrpc.Error(id, jsonrpc.InternalError, "Internal error", nil))
 		}
 	})
@@ -48,7 +51,7 @@ func Guard(a *agent.Agent, pol origin.Policy, next http.Handler) http.Handler {
 
 // guard is Guard's work. It sets id to the id of the request it read, for
 // an answer to a panic.
-func guard(a *agent.Agent, pol origin.Policy, next http.Handler, w http.ResponseWriter, r *http.Request, id *json.RawMessage) {
+func guard(a *agent.Agent, pol origin.Policy, fast bool, next http.Handler, w http.ResponseWriter, r *http.Request, id *json.RawMessage) {
 	calls := []rpcCall{{}}
 	if r.Method == http.MethodPost {
 		body, err := io.ReadAll(r.Body)
@@ -73,6 +76,9 @@ func guard(a *agent.Agent, pol origin.Policy, next http.Handler, w http.Response
 			challenge(w, pol.Of(r)+r.URL.EscapedPath(), c.id, err)
 			return
 		}
+	}
+	if fast && r.Method == http.MethodPost && len(calls) == 1 && serveFast(ctx, a, w, r, calls[0]) {
+		return
 	}
 	next.ServeHTTP(w, r.WithContext(ctx))
 }

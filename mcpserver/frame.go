@@ -14,6 +14,9 @@ type rpcCall struct {
 	id   json.RawMessage
 	tool string // "" for a method that calls no tool
 	args []byte
+	// plain marks a tools/call the fast path may answer (fast.go): an id
+	// it echoes as the SDK would, params of a name and arguments alone.
+	plain bool
 }
 
 // rpcCalls reads the JSON-RPC message or batch in a POST body. A body that
@@ -54,6 +57,7 @@ func rpcCalls(body []byte) (calls []rpcCall, refusal []byte) {
 	for i, raw := range raws {
 		var c rpcCall
 		c, whys[i] = message(raw)
+		c.plain = false // a batch is the SDK's to answer
 		calls = append(calls, c)
 		bad = bad || whys[i] != ""
 	}
@@ -123,6 +127,7 @@ func message(raw json.RawMessage) (c rpcCall, why string) {
 				c.tool = name
 			}
 			c.args = p["arguments"]
+			c.plain = plainCall(c, p)
 		}
 	}
 	return c, ""

@@ -91,7 +91,7 @@ func TestGuardRecovers(t *testing.T) {
 		{"after writing", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusAccepted); panic(panicValue) }, 202, ``},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			h := mcpserver.Guard(a, origin.Policy{Listen: func() string { return "http://127.0.0.1" }}, test.next)
+			h := mcpserver.Guard(a, origin.Policy{Listen: func() string { return "http://127.0.0.1" }}, true, test.next)
 			w := httptest.NewRecorder()
 			req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":"call-3","method":"tools/list"}`))
 			h.ServeHTTP(w, req)

@@ -56,7 +56,10 @@ type Config struct {
 	// Limits bound connections and requests; the zero value means
 	// DefaultLimits.
 	Limits Limits
-	Log    *slog.Logger
+	// MCPSDKOnly turns the MCP fast path for tools/call off: the SDK
+	// answers every request (mcpserver.Guard).
+	MCPSDKOnly bool
+	Log        *slog.Logger
 }
 
 // Server is the running HTTP server.
@@ -95,7 +98,7 @@ func New(cfg Config) *Server {
 		e.GET("/metrics", echo.WrapHandler(cfg.Metrics))
 	}
 
-	mcpHandler := echo.WrapHandler(mcpserver.Guard(cfg.Agent, s.origin, mcpserver.Handler(mcpserver.New(cfg.Agent, cfg.Version))))
+	mcpHandler := echo.WrapHandler(mcpserver.Guard(cfg.Agent, s.origin, !cfg.MCPSDKOnly, mcpserver.Handler(mcpserver.New(cfg.Agent, cfg.Version))))
 	mcpBody := rpcBody(s.limits.MCPBody, mcpserver.RefuseBody)
 	// Stateless MCP is POST only: the SDK would answer GET (no SSE
 	// stream) and DELETE (no session) with a 405 anyway, so the router

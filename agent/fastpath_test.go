@@ -1,0 +1,280 @@
+package agent_test
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/internal/kittest"
+	"github.com/storefront/storefront/internal/schemagen"
+	"github.com/storefront/storefront/internal/spectest"
+	"github.com/storefront/storefront/internal/testenv"
+)
+
+// twins are two copies of the sandbox program, one answering tools/call on
+// the MCP fast path and one through the SDK alone (--mcp-sdk-only). Every
+// request goes to both, in the same order, so their states stay the same.
+type twins struct {
+	fast, sdk *testenv.Env
+	gen       *schemagen.Generator
+	tools     []string
+	mu        sync.Mutex
+}
+
+var (
+	twinsOnce sync.Once
+	twinsEnv  *twins
+)
+
+func newTwins(t testing.TB) *twins {
+	twinsOnce.Do(func() {
+		gen, err := schemagen.Load(filepath.Join(spectest.Dir(t), "schemas"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tw := &twins{fast: testenv.Start(t, "--sandbox"), sdk: testenv.Start(t, "--sandbox", "--mcp-sdk-only"), gen: gen}
+		tw.tools = listTools(t, tw.fast)
+		twinsEnv = tw
+	})
+	if twinsEnv == nil {
+		t.Fatal("the twin programs could not start")
+	}
+	return twinsEnv
+}
+
+// exchange is one MCP request as sent: its body and headers.
+type exchange struct {
+	body    string
+	headers map[string]string
+	// token picks the credentials: "buyer" (each program's own demo
+	// buyer), a literal token, or "" for none.
+	token string
+}
+
+// answer is what came back, with what differs by construction between two
+// programs (generated ids, hashes, timestamps, request ids) normalised.
+func (tw *twins) send(t testing.TB, env *testenv.Env, x exchange) string {
+	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(x.body))
+	for k, v := range x.headers {
+		req.Header.Set(k, v)
+	}
+	switch x.token {
+	case "":
+	case "buyer":
+		req.Header.Set("Authorization", "Bearer "+env.BuyerToken)
+	default:
+		req.Header.Set("Authorization", "Bearer "+x.token)
+	}
+	rec := httptest.NewRecorder()
+	env.Main.Server.Echo.ServeHTTP(rec, req)
+	h := rec.Header()
+	return fmt.Sprintf("HTTP %d\nContent-Type: %s\nCache-Control: %s\nContent-Length: %s\nWWW-Authenticate: %s\n\n%s",
+		rec.Code, h.Get("Content-Type"), h.Get("Cache-Control"), h.Get("Content-Length"), normalise(h.Get("WWW-Authenticate")), normalise(rec.Body.String()))
+}
+
+var (
+	hexRun    = regexp.MustCompile(`[0-9a-f]{12,}`)
+	uuid      = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	timestamp = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
+	sequence  = regexp.MustCompile(`\\?"sequence\\?":\d+`)
+	loopback  = regexp.MustCompile(`127\.0\.0\.1:\d+`)
+)
+
+// normalise blanks what two programs make differently by design; a
+// Content-Length computed from such a body is compared as it was sent.
+func normalise(s string) string {
+	s = uuid.ReplaceAllString(s, "<uuid>")
+	s = hexRun.ReplaceAllStringFunc(s, func(h string) string {
+		if strings.Trim(h, "0123456789") == "" {
+			return h // a number, such as an id, not a generated hex id
+		}
+		return "<hex>"
+	})
+	s = timestamp.ReplaceAllString(s, "<time>")
+	s = loopback.ReplaceAllString(s, "<origin>")
+	return sequence.ReplaceAllString(s, `"sequence":<n>`)
+}
+
+// same sends x to both programs and fails unless they answer alike.
+func (tw *twins) same(t testing.TB, x exchange) {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	fast, sdk := tw.send(t, tw.fast, x), tw.send(t, tw.sdk, x)
+	if fast != sdk && canonical(fast) == canonical(sdk) {
+		// Records named by generated ids differ between the programs;
+		// the encoding was compared byte for byte on every other answer.
+		return
+	}
+	if fast != sdk {
+		at := 0
+		for at < min(len(fast), len(sdk)) && fast[at] == sdk[at] {
+			at++
+		}
+		from := max(0, at-200)
+		t.Fatalf("the fast path and the SDK answer %.600s (headers %v, token %q) differently from byte %d:\nfast path: …%.600s\nSDK:       …%.600s",
+			x.body, x.headers, x.token, at, fast[from:], sdk[from:])
+	}
+}
+
+var (
+	mcpHeaders = map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"}
+	headerSets = []map[string]string{
+		mcpHeaders,
+		{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"},
+		{"Content-Type": "application/json; charset=utf-8", "Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"},
+		{"Content-Type": "application/json", "Accept": "*/*", "MCP-Protocol-Version": "2025-03-26"},
+		{"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2024-11-05"},
+		{"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28"},
+		{"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "1999-01-01"},
+		{"Content-Type": "text/plain", "Accept": "application/json, text/event-stream"},
+		{"Content-Type": "application/json", "Accept": "text/html"},
+		{"Content-Type": "application/json", "Accept": "text/event-stream"},
+		{"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "Origin": "https://buyer.example"},
+		{"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "Mcp-Session-Id": "abc"},
+	}
+	ids = []string{`1`, `0`, `-7`, `123456789012345`, `1.5`, `1e3`, `"call-1"`, `"a b"`, `"<&>"`, `null`, `{}`}
+)
+
+func toolCall(id, tool, args string) string {
+	params := `{"name":` + kittest.JSONString(tool)
+	if args != "" {
+		params += `,"arguments":` + args
+	}
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":` + params + `}}`
+}
+
+// TestFastPathMatchesTheSDK sends a corpus through the fast path and
+// through the SDK and requires the same answer, status and headers:
+// every tool with documents generated from its official request schema
+// at every served version and unserved ones, arguments absent, empty and
+// of the wrong type, ids of every JSON type, each protocol-version,
+// Accept and Content-Type header, credentials good, bad and absent, and
+// the requests the fast path must leave to the SDK (params beyond name
+// and arguments, unknown tools, other methods, batches).
+func TestFastPathMatchesTheSDK(t *testing.T) {
+	tw := newTwins(t)
+	versions := append(adcp.SupportedStrings(), "", "3.2-rc.8")
+	n := 0
+	for _, tool := range tw.tools {
+		for i, v := range versions {
+			seed := sha256.Sum256([]byte(fmt.Sprint(tool, i)))
+			doc := tw.gen.Generate(fuzzRequests[tool], schemagen.NewSource(seed[:]))
+			if m, ok := doc.(map[string]any); ok {
+				delete(m, "adcp_major_version")
+				delete(m, "adcp_version")
+				if v != "" {
+					m["adcp_version"] = v
+				}
+			}
+			args := string(schemagen.Encode(doc))
+			tw.same(t, exchange{body: toolCall(ids[i%len(ids)], tool, args), headers: headerSets[i%len(headerSets)], token: []string{"buyer", kittest.Kit, ""}[i%3]})
+			n++
+		}
+		for _, args := range []string{"", `{}`, `[]`, `"x"`, `null`, `{"adcp_version":3}`, `{"context":{"trace":"t-1"},"adcp_version":"3.1"}`} {
+			tw.same(t, exchange{body: toolCall(`2`, tool, args), headers: mcpHeaders, token: "buyer"})
+			n++
+		}
+	}
+	for i, id := range ids {
+		for j, h := range headerSets {
+			tok := []string{"buyer", "", "sf_buyer_not_a_real_token"}[(i+j)%3]
+			tw.same(t, exchange{body: toolCall(id, "get_products", `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"coffee & <b>cream</b> for "+"`+"\u00e9t\u00e9"+`","filters":{"budget_range":{"max":100,"currency":"USD"}}}`), headers: h, token: tok})
+			n++
+		}
+	}
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_products","arguments":{"buying_mode":"wholesale"},"_meta":{"progressToken":1}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"get_products","arguments":{}}}`,
+		`[{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_products","arguments":{"buying_mode":"wholesale"}}}]`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_products","arguments":{"buying_mode":"wholesale"},"name":"list_accounts"}}`,
+	} {
+		tw.same(t, exchange{body: body, headers: mcpHeaders, token: "buyer"})
+		n++
+	}
+	if n < 300 {
+		t.Fatalf("only %d exchanges compared", n)
+	}
+	t.Logf("%d exchanges answered alike by the fast path and the SDK", n)
+}
+
+// FuzzFastPath sends what FuzzDispatch generates to both programs and
+// requires the same answer.
+func FuzzFastPath(f *testing.F) {
+	tw := newTwins(f)
+	for i := range tw.tools {
+		f.Add(uint8(i), uint8(0), uint8(0), uint8(0), []byte{})
+		f.Add(uint8(i), uint8(3), uint8(1), uint8(2), []byte("\x01\x07\x03\x05\x02\x06\x04\x07"))
+	}
+	f.Add(uint8(0), uint8(1), uint8(2), uint8(1), []byte(`{"brief":"caf`+"\xff"+`"}`))
+	versions := adcp.SupportedStrings()
+	f.Fuzz(func(t *testing.T, toolByte, pick, creds, mode uint8, data []byte) {
+		tool := tw.tools[int(toolByte)%len(tw.tools)]
+		args := string(data)
+		if mode&1 == 0 {
+			src := schemagen.NewSource(data)
+			doc := tw.gen.Generate(fuzzRequests[tool], src)
+			if m, ok := doc.(map[string]any); ok {
+				delete(m, "adcp_major_version")
+				m["adcp_version"] = versions[int(pick)%len(versions)]
+			}
+			args = string(schemagen.Encode(schemagen.Mutate(doc, src, int(mode>>1)%6)))
+		}
+		tw.same(t, exchange{body: toolCall(ids[int(pick)%len(ids)], tool, args), headers: headerSets[int(pick>>4)%len(headerSets)],
+			token: []string{"buyer", kittest.Kit, "", "sf_buyer_not_a_real_token"}[int(creds)%4]})
+	})
+}
+
+// canonical is an answer decoded and encoded again, the text mirror
+// included, with each list of records named by a generated id
+// (accounts, media buys, tasks) reduced to its length: each program
+// orders such records by ids it drew at random, so a page of them holds
+// different members on each.
+func canonical(answer string) string {
+	head, body, _ := strings.Cut(answer, "\n\n")
+	var doc any
+	if json.Unmarshal([]byte(body), &doc) != nil {
+		return answer
+	}
+	out, _ := json.Marshal(generatedLists(doc))
+	return head + "\n\n" + string(out)
+}
+
+func generatedLists(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if s, ok := e.(string); ok && k == "text" {
+				var inner any
+				if json.Unmarshal([]byte(s), &inner) == nil {
+					b, _ := json.Marshal(generatedLists(inner))
+					x[k] = string(b)
+				}
+				continue
+			}
+			x[k] = generatedLists(e)
+		}
+	case []any:
+		named := len(x) > 0
+		for i, e := range x {
+			x[i] = generatedLists(e)
+			m, ok := e.(map[string]any)
+			named = named && ok && (m["account_id"] != nil || m["media_buy_id"] != nil || m["task_id"] != nil)
+		}
+		if named {
+			return fmt.Sprintf("<%d records>", len(x))
+		}
+	}
+	return v
+}

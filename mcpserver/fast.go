@@ -1,0 +1,156 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"mime"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/storefront/storefront/agent"
+)
+
+// The fast path answers the one request buyers send all day, a stateless
+// POST of a single tools/call for one of the agent's tools, without the
+// MCP SDK: the body is read once (by Guard), the call dispatched, and the
+// JSON-RPC answer written around the already-encoded AdCP payload in one
+// pass, byte for byte what the SDK writes for it. Everything else
+// (initialize, tools/list, notifications, batches, unknown tools, params
+// beyond a name and arguments, ids the SDK would re-spell, headers the
+// SDK refuses or reads, the 2026 protocol) goes to the SDK, which stays
+// the reference: TestFastPathMatchesTheSDK sends a corpus through both.
+
+// fastVersions are the MCP-Protocol-Version headers a call is answered on
+// the fast path for: the versions before the 2026 protocol that the SDK
+// serves, and none (which the SDK reads as 2025-03-26).
+var fastVersions = map[string]bool{"2025-11-25": true, "2025-06-18": true, "2025-03-26": true, "2024-11-05": true}
+
+// plainID is an id the SDK writes back exactly as it was sent: an integer
+// a float64 holds exactly, or a string of characters JSON never escapes.
+var plainID = regexp.MustCompile(`^(-?(0|[1-9][0-9]{0,14})|"[A-Za-z0-9._:~-]{1,128}")$`)
+
+// plainCall reports whether a tools/call with params p is one the fast
+// path answers: a plain id, a tool name, and arguments that are an object
+// or absent; nothing else in params.
+func plainCall(c rpcCall, p map[string]json.RawMessage) bool {
+	if c.id == nil || !plainID.Match(c.id) || c.tool == "tools/call" {
+		return false
+	}
+	for k := range p {
+		if k != "name" && k != "arguments" {
+			return false
+		}
+	}
+	if a, ok := p["arguments"]; ok {
+		a = bytes.TrimSpace(a)
+		return len(a) > 0 && a[0] == '{'
+	}
+	return true
+}
+
+// fastHeaders reports whether the SDK would take r's headers as they are
+// and read nothing from them but the protocol version: a JSON body, an
+// Accept it serves (after Handler's widening of a JSON-only Accept), an
+// old protocol version or none, and no session, origin or fetch metadata.
+func fastHeaders(r *http.Request) bool {
+	h := r.Header
+	if mt, _, err := mime.ParseMediaType(h.Get("Content-Type")); err != nil || mt != "application/json" {
+		return false
+	}
+	if vs := h.Values("Mcp-Protocol-Version"); len(vs) > 1 || (len(vs) == 1 && !fastVersions[vs[0]]) {
+		return false
+	}
+	for _, k := range []string{"Mcp-Session-Id", "Origin", "Sec-Fetch-Site", "Last-Event-Id"} {
+		if len(h.Values(k)) > 0 {
+			return false
+		}
+	}
+	accept := h.Get("Accept")
+	if !strings.Contains(accept, "text/event-stream") && (strings.Contains(accept, "application/json") || strings.Contains(accept, "*/*")) {
+		return true
+	}
+	jsonOK, streamOK := false, false
+	for _, v := range h.Values("Accept") {
+		for _, tok := range strings.Split(v, ",") {
+			base, _, _ := strings.Cut(tok, ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				streamOK = true
+			case "*/*":
+				jsonOK, streamOK = true, true
+			}
+		}
+	}
+	return jsonOK && streamOK
+}
+
+// serveFast answers c on the fast path and reports true, or reports false
+// having written nothing, for the SDK to answer.
+func serveFast(ctx context.Context, a *agent.Agent, w http.ResponseWriter, r *http.Request, c rpcCall) bool {
+	if !c.plain || !a.Has(c.tool) || !fastHeaders(r) {
+		return false
+	}
+	call := agent.Call{Publisher: publisherFrom(ctx), Args: c.args, Transport: "mcp", Authorization: r.Header.Get("Authorization")}
+	reply, err := a.Dispatch(ctx, c.tool, call)
+	if err != nil {
+		// Has said the tool is there; a tool that has gone is the SDK's
+		// unknown tool, which nothing has been written for yet.
+		return false
+	}
+	buf := answers.Get().(*bytes.Buffer)
+	defer answers.Put(buf)
+	buf.Reset()
+	if err := writeAnswer(buf, c.id, reply); err != nil {
+		a.Log.Error("encoding an MCP answer failed", "tool", c.tool, "err", err)
+		buf.Reset()
+		_ = writeAnswer(buf, c.id, a.InternalReply(c.args))
+	}
+	hd := w.Header()
+	hd.Set("Cache-Control", "no-cache, no-transform")
+	hd.Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(buf.Bytes())
+	return true
+}
+
+var answers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// writeAnswer writes the JSON-RPC response to id carrying reply as the
+// tool result Result builds: _meta, the payload as text, the payload as
+// structuredContent, and isError for the failed arm; in the order and
+// spelling of the SDK's encoder, which compacts raw JSON and escapes <, >
+// and & in strings as encoding/json does.
+func writeAnswer(buf *bytes.Buffer, id json.RawMessage, reply agent.Reply) error {
+	buf.WriteString(`{"jsonrpc":"2.0","id":`)
+	buf.Write(id)
+	buf.WriteString(`,"result":{`)
+	if len(reply.Meta) > 0 {
+		meta, err := json.Marshal(reply.Meta)
+		if err != nil {
+			return err
+		}
+		buf.WriteString(`"_meta":`)
+		buf.Write(meta)
+		buf.WriteByte(',')
+	}
+	buf.WriteString(`"content":[{"type":"text","text":`)
+	text, err := json.Marshal(string(reply.Payload))
+	if err != nil {
+		return err
+	}
+	buf.Write(text)
+	buf.WriteString(`}],"structuredContent":`)
+	if err := json.Compact(buf, reply.Payload); err != nil {
+		return err
+	}
+	if reply.Failed {
+		buf.WriteString(`,"isError":true`)
+	}
+	buf.WriteString("}}")
+	return nil
+}
