@@ -190,6 +190,27 @@ func TestMediaBuyOverA2A(t *testing.T) {
 	if n := len(kittest.Decode(t, read)["media_buys"].([]any)); n != 1 {
 		t.Errorf("the buy made over A2A is not read back over MCP: %s", read)
 	}
+	// Every release in the one version table, each arm: the A2A task
+	// state follows the arm, the payload echoes the pin and validates.
+	for i, r := range adcp.Releases {
+		v := r.Version.String()
+		for _, arm := range []struct {
+			name, budget, state, status string
+		}{
+			{"completed", "5000", "TASK_STATE_COMPLETED", ""},
+			{"refused", "10", "TASK_STATE_FAILED", "failed"},
+			{"submitted", "120000", "TASK_STATE_COMPLETED", "submitted"},
+		} {
+			state, payload := a2aTask(t, env, "create_media_buy", fmt.Sprintf(`{"adcp_version":%q,"idempotency_key":"a2a-%02d-%s-000000","account":%s,`+
+				`"brand":{"domain":"acme.example"},"start_time":"%sT00:00:00Z","end_time":"%sT00:00:00Z",`+
+				`"packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":%s}]}`,
+				v, i, arm.name, account, testenv.Day(8), testenv.Day(63), arm.budget))
+			m := validateTool(t, "create_media_buy", payload)
+			if m["adcp_version"] != v || state != arm.state || (arm.status != "" && m["status"] != arm.status) {
+				t.Errorf("A2A create_media_buy at %s, %s: task %s, payload %s; want %s echoing %s", v, arm.name, state, payload, arm.state, v)
+			}
+		}
+	}
 }
 
 // TestFailedMediaBuyTaskStatus declines an order at the desk and polls its
