@@ -190,6 +190,27 @@ func TestMediaBuyOverA2A(t *testing.T) {
 	if n := len(kittest.Decode(t, read)["media_buys"].([]any)); n != 1 {
 		t.Errorf("the buy made over A2A is not read back over MCP: %s", read)
 	}
+	// Every release in the one version table, each arm: the A2A task
+	// state follows the arm, the payload echoes the pin and validates.
+	for i, r := range adcp.Releases {
+		v := r.Version.String()
+		for _, arm := range []struct {
+			name, budget, state, status string
+		}{
+			{"completed", "5000", "TASK_STATE_COMPLETED", ""},
+			{"refused", "10", "TASK_STATE_FAILED", "failed"},
+			{"submitted", "120000", "TASK_STATE_COMPLETED", "submitted"},
+		} {
+			state, payload := a2aTask(t, env, "create_media_buy", fmt.Sprintf(`{"adcp_version":%q,"idempotency_key":"a2a-%02d-%s-000000","account":%s,`+
+				`"brand":{"domain":"acme.example"},"start_time":"%sT00:00:00Z","end_time":"%sT00:00:00Z",`+
+				`"packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":%s}]}`,
+				v, i, arm.name, account, testenv.Day(8), testenv.Day(63), arm.budget))
+			m := validateTool(t, "create_media_buy", payload)
+			if m["adcp_version"] != v || state != arm.state || (arm.status != "" && m["status"] != arm.status) {
+				t.Errorf("A2A create_media_buy at %s, %s: task %s, payload %s; want %s echoing %s", v, arm.name, state, payload, arm.state, v)
+			}
+		}
+	}
 }
 
 // TestFailedMediaBuyTaskStatus declines an order at the desk and polls its
@@ -241,4 +262,79 @@ func TestFailedMediaBuyTaskStatus(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestOrderDeskAtEveryVersion takes the order desk's whole path at every
+// release in adcp.Releases, the one version table: the submitted arm, the
+// task polled while it waits, an approval and a decline, each task's
+// status and stored result. Every answer echoes the pinned release exactly
+// and validates against the official schemas, and so does each stored
+// result, written in the release the buyer was served when it ordered.
+func TestOrderDeskAtEveryVersion(t *testing.T) {
+	env := testenv.Start(t)
+	cs := kittest.Connect(t, env.BaseURL, env.BuyerToken)
+	admin := testenv.BearerClient(env.AdminToken)
+	const account = `{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"}`
+	for i, r := range adcp.Releases {
+		v := r.Version.String()
+		t.Run(v, func(t *testing.T) {
+			pin := `"adcp_version":"` + v + `","context":{"correlation_id":"desk-` + v + `"}`
+			echoes := func(what string, m map[string]any, payload []byte) {
+				t.Helper()
+				if m["adcp_version"] != v {
+					t.Errorf("%s served %v, want exactly %s: %s", what, m["adcp_version"], v, payload)
+				}
+			}
+			order := func(n int) string {
+				t.Helper()
+				_, payload := kittest.Call(t, cs, "create_media_buy", fmt.Sprintf(`{%s,"idempotency_key":"desk-version-%02d-%d-000000","account":%s,"brand":{"domain":"acme.example"},`+
+					`"start_time":"%sT00:00:00Z","end_time":"%sT00:00:00Z","packages":[{"product_id":"nw_display_ros_mrec","pricing_option_id":"cpm_usd_floor_ros","budget":120000}]}`,
+					pin, i, n, account, testenv.Day(8), testenv.Day(63)))
+				m := validateTool(t, "create_media_buy", payload)
+				echoes("create_media_buy (submitted)", m, payload)
+				if c, _ := m["context"].(map[string]any); c["correlation_id"] != "desk-"+v {
+					t.Errorf("the submitted arm did not echo the context: %s", payload)
+				}
+				id, _ := m["task_id"].(string)
+				if m["status"] != "submitted" || id == "" {
+					t.Fatalf("a 120,000 USD order = %s, want the submitted arm", payload)
+				}
+				return id
+			}
+			poll := func(task, want string) map[string]any {
+				t.Helper()
+				_, payload := kittest.Call(t, cs, "get_task_status", `{`+pin+`,"task_id":"`+task+`","include_result":true,"account":`+account+`}`)
+				spectest.Validate(t, "protocol/get-task-status-response.json", payload)
+				m := kittest.Decode(t, payload)
+				echoes("get_task_status", m, payload)
+				if m["status"] != want {
+					t.Fatalf("get_task_status = %s, want %s", payload, want)
+				}
+				if res, ok := m["result"]; ok {
+					raw, _ := json.Marshal(res)
+					validateTool(t, "create_media_buy", raw)
+					echoes("the stored result", res.(map[string]any), raw)
+				}
+				return m
+			}
+			decide := func(task, how, body string) {
+				t.Helper()
+				res, err := admin.Post(env.BaseURL+"/admin/v1/publishers/northwind/orders/"+task+"/"+how, "application/json", strings.NewReader(body))
+				if err != nil || res.StatusCode != 200 {
+					t.Fatalf("%s the order: %v %v", how, res, err)
+				}
+				res.Body.Close()
+			}
+			approved, declined := order(1), order(2)
+			poll(approved, "submitted")
+			decide(approved, "approve", `{}`)
+			if r := poll(approved, "completed")["result"].(map[string]any); r["media_buy_id"] == nil {
+				t.Errorf("the approved task's result = %v, want the buy", r)
+			}
+			decide(declined, "decline", `{"slug":"commercially_declined","reason":"Not this quarter."}`)
+			if e, _ := poll(declined, "failed")["error"].(map[string]any); e["code"] != "POLICY_VIOLATION" {
+				t.Errorf("the declined task's error = %v, want POLICY_VIOLATION", e)
+			}
+		})
+	}
 }

@@ -169,17 +169,22 @@ func (c *Snapshots) Watch(ctx context.Context) {
 	})
 }
 
-// rebuild brings the cached snapshot of publisher id up to date.
+// rebuild brings the cached snapshot of publisher id up to date. Publisher
+// settings (anonymous discovery, the name) carry no version for Snapshot
+// to compare, so the snapshot it ends with is checked against the store's
+// settings, read after the notice: a request's build that read them before
+// the change may have been cached since, and would otherwise stay.
 func (c *Snapshots) rebuild(ctx context.Context, id string) {
 	ctx = context.WithoutCancel(ctx)
-	// Publisher settings (anonymous discovery, the name) carry no
-	// version for Snapshot to compare: a notice may be their change.
-	if s := c.cached(id); s != nil {
-		if info, err := c.Store.Publisher(ctx, id); err != nil || info != s.Publisher {
+	for range 3 {
+		s, err := c.Snapshot(ctx, id)
+		if err != nil {
 			c.Invalidate(id)
+			return
 		}
-	}
-	if _, err := c.Snapshot(ctx, id); err != nil {
+		if info, err := c.Store.Publisher(ctx, id); err == nil && info == s.Publisher {
+			return
+		}
 		c.Invalidate(id)
 	}
 }

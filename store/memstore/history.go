@@ -68,24 +68,24 @@ func (s *Store) EditCatalogue(ctx context.Context, publisher string, e store.Cat
 		}
 		seen[id] = true
 	}
-	s.mu.Lock()
-	p, err := s.pub(publisher)
-	if err != nil {
-		s.mu.Unlock()
-		return store.CatalogueVersion{}, err
-	}
-	if e.IfMatch != 0 && e.IfMatch != p.catVersion {
-		s.mu.Unlock()
-		return store.CatalogueVersion{}, store.ErrConflict
-	}
-	for _, id := range e.Delete {
-		if p.indexOf(id) < 0 {
-			s.mu.Unlock()
-			return store.CatalogueVersion{}, store.ErrNotFound
+	v, err := locked(s, func() (store.CatalogueVersion, error) {
+		p, err := s.pub(publisher)
+		if err != nil {
+			return store.CatalogueVersion{}, err
 		}
+		if e.IfMatch != 0 && e.IfMatch != p.catVersion {
+			return store.CatalogueVersion{}, store.ErrConflict
+		}
+		for _, id := range e.Delete {
+			if p.indexOf(id) < 0 {
+				return store.CatalogueVersion{}, store.ErrNotFound
+			}
+		}
+		return p.apply(e.Put, e.Delete, e.Author, e.Note, s.now()), nil
+	})
+	if err != nil {
+		return v, err
 	}
-	v := p.apply(e.Put, e.Delete, e.Author, e.Note, s.now())
-	s.mu.Unlock()
 	s.notify(publisher)
 	return v, nil
 }
@@ -146,10 +146,7 @@ func (s *Store) ImportCatalogue(ctx context.Context, publisher string, opts stor
 	if err := store.CheckChange(opts.Author, opts.Note); err != nil {
 		return store.CatalogueVersion{}, err
 	}
-	s.mu.Lock()
-	_, err := s.pub(publisher)
-	s.mu.Unlock()
-	if err != nil {
+	if _, err := locked(s, func() (struct{}, error) { _, err := s.pub(publisher); return struct{}{}, err }); err != nil {
 		return store.CatalogueVersion{}, err
 	}
 	var puts []products.Product
@@ -174,26 +171,27 @@ func (s *Store) ImportCatalogue(ctx context.Context, publisher string, opts stor
 		seen[prod.ProductID] = true
 		puts = append(puts, prod)
 	}
-	s.mu.Lock()
-	p, err := s.pub(publisher)
-	if err != nil {
-		s.mu.Unlock()
-		return store.CatalogueVersion{}, err
-	}
-	if opts.IfMatch != 0 && opts.IfMatch != p.catVersion {
-		s.mu.Unlock()
-		return store.CatalogueVersion{}, store.ErrConflict
-	}
-	var deletes []string
-	if opts.Replace {
-		for _, prod := range p.products {
-			if !seen[prod.ProductID] {
-				deletes = append(deletes, prod.ProductID)
+	v, err := locked(s, func() (store.CatalogueVersion, error) {
+		p, err := s.pub(publisher)
+		if err != nil {
+			return store.CatalogueVersion{}, err
+		}
+		if opts.IfMatch != 0 && opts.IfMatch != p.catVersion {
+			return store.CatalogueVersion{}, store.ErrConflict
+		}
+		var deletes []string
+		if opts.Replace {
+			for _, prod := range p.products {
+				if !seen[prod.ProductID] {
+					deletes = append(deletes, prod.ProductID)
+				}
 			}
 		}
+		return p.apply(puts, deletes, opts.Author, opts.Note, s.now()), nil
+	})
+	if err != nil {
+		return v, err
 	}
-	v := p.apply(puts, deletes, opts.Author, opts.Note, s.now())
-	s.mu.Unlock()
 	s.notify(publisher)
 	return v, nil
 }
@@ -285,42 +283,42 @@ func (s *Store) RollbackCatalogue(ctx context.Context, publisher string, to, ifM
 	if err := store.CheckChange(author, ""); err != nil {
 		return store.CatalogueVersion{}, err
 	}
-	s.mu.Lock()
-	p, err := s.pub(publisher)
+	v, err := locked(s, func() (store.CatalogueVersion, error) {
+		p, err := s.pub(publisher)
+		if err != nil {
+			return store.CatalogueVersion{}, err
+		}
+		if ifMatch != 0 && ifMatch != p.catVersion {
+			return store.CatalogueVersion{}, store.ErrConflict
+		}
+		if !p.inHistory(to) {
+			return store.CatalogueVersion{}, store.ErrNotFound
+		}
+		var (
+			puts    []products.Product
+			deletes []string
+		)
+		ids := make([]string, 0, len(p.catChanges))
+		for id := range p.catChanges {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			cs := p.catChanges[id]
+			if cs[len(cs)-1].version <= to {
+				continue
+			}
+			if old := decodeState(p.stateAt(id, to)); old != nil {
+				puts = append(puts, *old)
+			} else if p.indexOf(id) >= 0 {
+				deletes = append(deletes, id)
+			}
+		}
+		return p.apply(puts, deletes, author, fmt.Sprintf("rollback to version %d", to), s.now()), nil
+	})
 	if err != nil {
-		s.mu.Unlock()
-		return store.CatalogueVersion{}, err
+		return v, err
 	}
-	if ifMatch != 0 && ifMatch != p.catVersion {
-		s.mu.Unlock()
-		return store.CatalogueVersion{}, store.ErrConflict
-	}
-	if !p.inHistory(to) {
-		s.mu.Unlock()
-		return store.CatalogueVersion{}, store.ErrNotFound
-	}
-	var (
-		puts    []products.Product
-		deletes []string
-	)
-	ids := make([]string, 0, len(p.catChanges))
-	for id := range p.catChanges {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		cs := p.catChanges[id]
-		if cs[len(cs)-1].version <= to {
-			continue
-		}
-		if old := decodeState(p.stateAt(id, to)); old != nil {
-			puts = append(puts, *old)
-		} else if p.indexOf(id) >= 0 {
-			deletes = append(deletes, id)
-		}
-	}
-	v := p.apply(puts, deletes, author, fmt.Sprintf("rollback to version %d", to), s.now())
-	s.mu.Unlock()
 	s.notify(publisher)
 	return v, nil
 }

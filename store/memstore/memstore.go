@@ -92,6 +92,16 @@ func (s *Store) pub(id string) (*publisher, error) {
 }
 
 // clone deep-copies through JSON so callers can never alias stored state.
+// locked runs fn holding s.mu and releases it however fn ends: a panic
+// (a failed clone, a clock that fails) recovered further up must not leave
+// the store locked for every later call, on every publisher. Writes that
+// announce a change do so after it, outside the lock.
+func locked[T any](s *Store, fn func() (T, error)) (T, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fn()
+}
+
 func clone[T any](v T) T {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -128,16 +138,17 @@ func (s *Store) PutPublisher(ctx context.Context, info products.Publisher) error
 	if err := store.CheckPublisher(info); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	p, ok := s.pubs[info.ID]
-	if !ok {
-		p = &publisher{accounts: map[string]store.Account{}, byKey: map[string]string{},
-			directives: map[string]directive{}, catChanges: map[string][]catChange{}, requests: map[int64][]byte{}}
-		s.pubs[info.ID] = p
-		s.order = append(s.order, info.ID)
-	}
-	p.info = info
-	s.mu.Unlock()
+	_, _ = locked(s, func() (struct{}, error) {
+		p, ok := s.pubs[info.ID]
+		if !ok {
+			p = &publisher{accounts: map[string]store.Account{}, byKey: map[string]string{},
+				directives: map[string]directive{}, catChanges: map[string][]catChange{}, requests: map[int64][]byte{}}
+			s.pubs[info.ID] = p
+			s.order = append(s.order, info.ID)
+		}
+		p.info = info
+		return struct{}{}, nil
+	})
 	s.notify(info.ID)
 	return nil
 }
@@ -226,19 +237,21 @@ func (s *Store) SaveRulebook(ctx context.Context, publisher string, rb merch.Rul
 	if err := errors.Join(store.CheckChange(author, note), store.CheckStored(rb)); err != nil {
 		return store.RulebookVersion{}, err
 	}
-	s.mu.Lock()
-	p, err := s.pub(publisher)
+	v, err := locked(s, func() (store.RulebookVersion, error) {
+		p, err := s.pub(publisher)
+		if err != nil {
+			return store.RulebookVersion{}, err
+		}
+		if ifMatch != int64(len(p.rulebooks)) {
+			return store.RulebookVersion{}, store.ErrConflict
+		}
+		v := store.RulebookVersion{Version: int64(len(p.rulebooks)) + 1, Rulebook: clone(rb), CreatedAt: s.now().UTC(), Author: author, Note: note}
+		p.rulebooks = append(p.rulebooks, v)
+		return v, nil
+	})
 	if err != nil {
-		s.mu.Unlock()
-		return store.RulebookVersion{}, err
+		return v, err
 	}
-	if ifMatch != int64(len(p.rulebooks)) {
-		s.mu.Unlock()
-		return store.RulebookVersion{}, store.ErrConflict
-	}
-	v := store.RulebookVersion{Version: int64(len(p.rulebooks)) + 1, Rulebook: clone(rb), CreatedAt: s.now().UTC(), Author: author, Note: note}
-	p.rulebooks = append(p.rulebooks, v)
-	s.mu.Unlock()
 	s.notify(publisher)
 	return clone(v), nil
 }
