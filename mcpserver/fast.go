@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/storefront/storefront/agent"
 )
@@ -139,13 +140,11 @@ func writeAnswer(buf *bytes.Buffer, id json.RawMessage, reply agent.Reply) error
 		buf.WriteByte(',')
 	}
 	buf.WriteString(`"content":[{"type":"text","text":`)
-	text, err := json.Marshal(string(reply.Payload))
-	if err != nil {
-		return err
-	}
-	buf.Write(text)
+	writeString(buf, reply.Payload)
 	buf.WriteString(`}],"structuredContent":`)
-	if err := json.Compact(buf, reply.Payload); err != nil {
+	if compact(reply.Payload) {
+		buf.Write(reply.Payload)
+	} else if err := json.Compact(buf, reply.Payload); err != nil {
 		return err
 	}
 	if reply.Failed {
@@ -153,4 +152,90 @@ func writeAnswer(buf *bytes.Buffer, id json.RawMessage, reply agent.Reply) error
 	}
 	buf.WriteString("}}")
 	return nil
+}
+
+// compact reports whether b, valid JSON, has no whitespace outside its
+// strings, as the encoder's output never has: then it is its own
+// compacted form and is written as it is.
+func compact(b []byte) bool {
+	in := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if in {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				in = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			in = true
+		case ' ', '\t', '\n', '\r':
+			return false
+		}
+	}
+	return true
+}
+
+const hexDigits = "0123456789abcdef"
+
+// writeString writes b as a JSON string exactly as encoding/json writes a
+// Go string: ", \\ and the control characters escaped, <, > and & as
+// \\u escapes, invalid UTF-8 as U+FFFD, and U+2028 and U+2029 escaped.
+func writeString(buf *bytes.Buffer, b []byte) {
+	buf.WriteByte('"')
+	start := 0
+	for i := 0; i < len(b); {
+		if c := b[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			buf.Write(b[start:i])
+			switch c {
+			case '"', '\\':
+				buf.WriteByte('\\')
+				buf.WriteByte(c)
+			case '\b':
+				buf.WriteString(`\b`)
+			case '\f':
+				buf.WriteString(`\f`)
+			case '\n':
+				buf.WriteString(`\n`)
+			case '\r':
+				buf.WriteString(`\r`)
+			case '\t':
+				buf.WriteString(`\t`)
+			default:
+				buf.WriteString(`\u00`)
+				buf.WriteByte(hexDigits[c>>4])
+				buf.WriteByte(hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			buf.Write(b[start:i])
+			buf.WriteString(`\ufffd`)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			buf.Write(b[start:i])
+			buf.WriteString(`\u202`)
+			buf.WriteByte(hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	buf.Write(b[start:])
+	buf.WriteByte('"')
 }
