@@ -8,6 +8,13 @@
 #   ./scripts/fuzz.sh              # 30 minutes per target (the long run)
 #   FUZZTIME=15s ./scripts/fuzz.sh # what the test command runs
 #   TARGETS="agent:FuzzDispatch" ./scripts/fuzz.sh
+#   FUZZCACHE=/tmp/fresh ./scripts/fuzz.sh # start from the committed seeds only
+#
+# FUZZCACHE, when set, is the folder for the inputs fuzzing finds instead
+# of Go's shared cache: a short budget then spends its time fuzzing from
+# the committed seeds rather than replaying every input this machine's
+# earlier runs kept (which on a machine that ran the long runs takes longer
+# than the budget).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,7 +27,11 @@ for t in $targets; do
   log="$(mktemp)"
   # -parallel 1: one worker, so the figures do not depend on how many
   # cores the shared machine lends the run.
-  go test "./$pkg" -run='^$' -fuzz="^${name}\$" -fuzztime="$fuzztime" -parallel=1 >"$log" 2>&1
+  cache=()
+  if [ -n "${FUZZCACHE:-}" ]; then
+    cache=(-test.fuzzcachedir="$FUZZCACHE")
+  fi
+  go test "./$pkg" -run='^$' -fuzz="^${name}\$" -fuzztime="$fuzztime" -parallel=1 "${cache[@]}" >"$log" 2>&1
   rc=$?
   last="$(grep -E '^fuzz: elapsed' "$log" | tail -1)"
   execs="$(sed -nE 's/.*execs: ([0-9]+).*/\1/p' <<<"$last")"

@@ -127,9 +127,6 @@ func compile(files fs.FS) (*Set, error) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft7)
 	c.AssertFormat()
-	// A date format of one vendor's reports, in a schema no request
-	// reaches through a value it checks.
-	c.RegisterFormat(&jsonschema.Format{Name: "YYYYMMDD", Validate: func(any) error { return nil }})
 	c.UseRegexpEngine(compilePattern)
 	s := &Set{byTask: map[string]*jsonschema.Schema{}, names: map[string]bool{}}
 	err := fs.WalkDir(files, Root, func(p string, d fs.DirEntry, err error) error {
@@ -181,7 +178,7 @@ func compile(files fs.FS) (*Set, error) {
 }
 
 // collectNames adds every key of every properties object in a schema
-// document (and every required or dependent name) to names.
+// document, and every required name, to names.
 func collectNames(v any, names map[string]bool) {
 	switch n := v.(type) {
 	case map[string]any:
@@ -190,12 +187,10 @@ func collectNames(v any, names map[string]bool) {
 				names[k] = true
 			}
 		}
-		for _, key := range []string{"required"} {
-			if list, ok := n[key].([]any); ok {
-				for _, x := range list {
-					if s, ok := x.(string); ok {
-						names[s] = true
-					}
+		if list, ok := n["required"].([]any); ok {
+			for _, x := range list {
+				if s, ok := x.(string); ok {
+					names[s] = true
 				}
 			}
 		}
@@ -214,9 +209,6 @@ func (s *Set) Has(task string) bool { _, ok := s.byTask[task]; return ok }
 
 // MaxIssues is how many issues Check reports at most.
 const MaxIssues = 20
-
-// ErrNotJSON is Check's error for arguments that are not one JSON value.
-var ErrNotJSON = errors.New("the request is not JSON")
 
 // Shapes says which releases' request shapes a check admits.
 type Shapes int
