@@ -362,6 +362,12 @@ func (g *generator) rpcSurface(surface, target string, headers func(...string) [
 	}
 	for i, b := range invalidUTF8(gp) {
 		post("invalid-utf8", fmt.Sprintf("get_products text %d", i), true, b)
+		if surface == "mcp" {
+			// Over MCP, text inside the arguments is the tool's to refuse
+			// (VALIDATION_ERROR naming the field): a failed answer is
+			// defined, a taking one a finding, as for any tool call.
+			out[len(out)-1].tool = "get_products"
+		}
 	}
 	// A call cut short inside its arguments.
 	whole := gp(`{"buying_mode":"brief","brief":"coffee"}`)

@@ -24,11 +24,19 @@ type rpcCall struct {
 // (the SDK would answer plain text): a parse error (-32700, id null) for a
 // body that is not JSON, an invalid request (-32600) for JSON that is not
 // a message, and either for text no request may carry (jsonrpc.Unreadable:
-// bytes that are not UTF-8, an escaped NUL or lone surrogate). A batch with an invalid member is answered whole and nothing
-// in it runs: an invalid request for each invalid member, and one for each
-// call beside them that says why it did not run.
+// bytes that are not UTF-8, an escaped NUL or lone surrogate) outside a
+// tool call's arguments. Such text inside them is the tool's to refuse, as
+// VALIDATION_ERROR naming the field (toolText). A batch with an invalid
+// member is answered whole and nothing in it runs: an invalid request for
+// each invalid member, and one for each call beside them that says why it
+// did not run.
 func rpcCalls(body []byte) (calls []rpcCall, refusal []byte) {
 	body = bytes.TrimSpace(body)
+	if code, _ := jsonrpc.Unreadable(body); code != 0 {
+		if c, ok := toolText(body); ok {
+			return []rpcCall{c}, nil
+		}
+	}
 	if code, why := jsonrpc.Unreadable(body); code == jsonrpc.ParseError {
 		return nil, jsonrpc.Error(nil, code, why, nil)
 	} else if code != 0 && json.Valid(body) {
@@ -189,4 +197,38 @@ func validID(raw json.RawMessage) bool {
 		return err == nil
 	}
 	return false
+}
+
+// toolText reads a single tools/call of a named tool whose unreadable text
+// lies only inside its arguments: everything else of the message (the
+// envelope, the id, the method, the tool's name and any other params) is
+// readable. The call then goes on to the tool, whose decoder refuses the
+// text naming its field, as it does whoever dispatches it.
+func toolText(body []byte) (rpcCall, bool) {
+	if len(body) == 0 || body[0] != '{' || !json.Valid(body) || nestedDeeperThan(body, MaxDepth) {
+		return rpcCall{}, false
+	}
+	var m, p map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil || json.Unmarshal(m["params"], &p) != nil {
+		return rpcCall{}, false
+	}
+	readable := func(parts map[string]json.RawMessage, except string) bool {
+		for k, raw := range parts {
+			if code, _ := jsonrpc.Unreadable([]byte(k)); code != 0 && k != except {
+				return false
+			}
+			if code, _ := jsonrpc.Unreadable(raw); code != 0 && k != except {
+				return false
+			}
+		}
+		return true
+	}
+	if !readable(m, "params") || !readable(p, "arguments") {
+		return rpcCall{}, false
+	}
+	c, why := message(body)
+	if why != "" || c.tool == "" || c.tool == "tools/call" {
+		return rpcCall{}, false
+	}
+	return c, true
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/storefront/storefront/internal/testenv"
 )
@@ -110,11 +111,14 @@ func TestJSONRPCValidStillServed(t *testing.T) {
 	}
 }
 
-// TestUnreadableText: a body with bytes that are not UTF-8 is a parse
-// error, and one with an escaped NUL or lone surrogate an invalid request,
-// before any tool runs; both used to reach the tool and be answered with
-// a tool result. An id past float64's range is no id the SDK can answer
-// to: an invalid request with id null, where the SDK answered plain text.
+// TestUnreadableText: text no request may carry (bytes that are not
+// UTF-8, an escaped NUL or lone surrogate) inside a tool call's arguments
+// is refused by the tool, VALIDATION_ERROR naming the field, as the tool
+// refuses it whoever dispatches it; the same text anywhere else in the
+// message is a parse error or an invalid request before any tool runs.
+// Both used to reach the tool unchecked and be answered completed. An id
+// past float64's range is no id the SDK can answer to: an invalid request
+// with id null, where the SDK answered plain text.
 func TestUnreadableText(t *testing.T) {
 	env := testenv.Start(t)
 	call := func(args string) string {
@@ -122,24 +126,48 @@ func TestUnreadableText(t *testing.T) {
 	}
 	for _, test := range []struct {
 		name, body string
-		code       int
-		id         string
+		code       int    // the JSON-RPC error's, or 0 for the tool's refusal
+		id, field  string // the answer's id; the field the tool names
 	}{
-		{"invalid UTF-8 in a brief", call("{\"buying_mode\":\"brief\",\"brief\":\"caf\xe9\"}"), -32700, "null"},
-		{"invalid UTF-8 in a key", call("{\"br\xffief\":\"x\",\"buying_mode\":\"brief\"}"), -32700, "null"},
-		{"an encoded surrogate", call("{\"buying_mode\":\"brief\",\"brief\":\"\xed\xa0\x80\"}"), -32700, "null"},
-		{"an escaped NUL", call(`{"buying_mode":"brief","brief":"a\u0000b"}`), -32600, "12"},
-		{"an escaped lone surrogate", call(`{"buying_mode":"brief","brief":"a \ud800 b"}`), -32600, "12"},
-		{"an id past float64", `{"jsonrpc":"2.0","id":1e400,"method":"tools/list"}`, -32600, "null"},
+		{"invalid UTF-8 in a brief", call("{\"buying_mode\":\"brief\",\"brief\":\"caf\xe9\"}"), 0, "12", "brief"},
+		{"an encoded surrogate", call("{\"buying_mode\":\"brief\",\"brief\":\"\xed\xa0\x80\"}"), 0, "12", "brief"},
+		{"an escaped NUL", call(`{"buying_mode":"brief","brief":"a\u0000b"}`), 0, "12", "brief"},
+		{"an escaped lone surrogate", call(`{"buying_mode":"brief","brief":"a \ud800 b"}`), 0, "12", "brief"},
+		{"invalid UTF-8 in the tool's name", "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"tools/call\",\"params\":{\"name\":\"get_pr\xffoducts\",\"arguments\":{}}}", -32700, "null", ""},
+		{"an escaped NUL in the method", `{"jsonrpc":"2.0","id":12,"method":"tools/call\u0000","params":{"name":"get_products","arguments":{}}}`, -32600, "12", ""},
+		{"invalid UTF-8 beside the arguments", "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"tools/call\",\"params\":{\"name\":\"get_products\",\"arguments\":{},\"x\":\"\xff\"}}", -32700, "null", ""},
+		{"an id past float64", `{"jsonrpc":"2.0","id":1e400,"method":"tools/list"}`, -32600, "null", ""},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			status, b := rawPost(t, env.BaseURL+"/mcp", test.body)
-			var a rpcAnswer
-			if err := json.Unmarshal(b, &a); err != nil || a.Error == nil || strings.Contains(string(b), `"result"`) {
-				t.Fatalf("status %d, body %q: not a JSON-RPC error", status, b)
+			var a struct {
+				rpcAnswer
+				Result *struct {
+					Structured struct {
+						Status string `json:"status"`
+						Errors []struct {
+							Code  string `json:"code"`
+							Field string `json:"field"`
+						} `json:"errors"`
+					} `json:"structuredContent"`
+					IsError bool `json:"isError"`
+				} `json:"result"`
 			}
-			if a.Error.Code != test.code || string(a.ID) != test.id {
-				t.Errorf("status %d, body %s; want code %d and id %s", status, b, test.code, test.id)
+			if err := json.Unmarshal(b, &a); err != nil || string(a.ID) != test.id {
+				t.Fatalf("status %d, body %q: want an answer to id %s", status, b, test.id)
+			}
+			if test.code != 0 {
+				if a.Error == nil || a.Result != nil || a.Error.Code != test.code {
+					t.Errorf("status %d, body %s; want the JSON-RPC error %d", status, b, test.code)
+				}
+				return
+			}
+			if a.Result == nil || !a.Result.IsError || a.Result.Structured.Status != "failed" || len(a.Result.Structured.Errors) == 0 ||
+				a.Result.Structured.Errors[0].Code != "VALIDATION_ERROR" || a.Result.Structured.Errors[0].Field != test.field {
+				t.Errorf("status %d, body %s; want the failed arm, VALIDATION_ERROR naming %s", status, b, test.field)
+			}
+			if !utf8.Valid(b) {
+				t.Errorf("the answer is not valid UTF-8: %q", b)
 			}
 		})
 	}
