@@ -446,23 +446,19 @@ func (d *DenyList) matchView(v view, all bool) (bool, []Hit) {
 		}
 		return false
 	}
-	if d.free != nil {
-		if v.fig == nil && !all {
-			if d.free.IsMatch(v.sk) {
+	// Most texts match no term anywhere: IsMatch rules them out before
+	// the matches are listed and checked.
+	if d.free != nil && d.free.IsMatch(v.sk) {
+		for _, m := range d.free.FindAllOverlapping(v.sk) {
+			if v.spans(m.Start, m.End) && !v.inFigure(m.Start, m.End) && hit(d.freeTerm[m.PatternID]) {
 				return true, nil
-			}
-		} else {
-			for _, m := range d.free.FindAllOverlapping(v.sk) {
-				if !v.inFigure(m.Start, m.End) && hit(d.freeTerm[m.PatternID]) {
-					return true, nil
-				}
 			}
 		}
 	}
-	if d.checked != nil {
+	if d.checked != nil && d.checked.IsMatch(v.sk) {
 		for _, m := range d.checked.FindAllOverlapping(v.sk) {
 			a := d.checkedTerm[m.PatternID]
-			if v.digitsAt(m.Start, m.End, a.digits) && !v.inFigure(m.Start, m.End) && hit(a.term) {
+			if v.spans(m.Start, m.End) && v.digitsAt(m.Start, m.End, a.digits) && !v.inFigure(m.Start, m.End) && hit(a.term) {
 				return true, nil
 			}
 		}
@@ -502,6 +498,29 @@ func (d *DenyList) matchView(v view, all bool) (bool, []Hit) {
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Term.Value < hits[j].Term.Value })
 	return len(hits) > 0, hits
+}
+
+// spans reports whether skeleton bytes [start, end), where a term matched
+// anywhere, are the text's own writing of the term: they begin and end
+// where a character's skeleton does (an m reads as r n, but "Xandm" does
+// not spell Xandr), and when they run across a word boundary they begin
+// or end at one, so the term is spelled in pieces ("Sov-rn", "S o v r
+// n") or glued to a word ("PubMatics"), never made of one word's tail and
+// the next word's head ("…kasov Muzeti…" reads s o v r n across the
+// space, a random name that must not read as Sovrn).
+func (v view) spans(start, end int) bool {
+	if v.at[start]&atChar == 0 || v.at[end]&atChar == 0 {
+		return false
+	}
+	if v.at[start]&atBoundary != 0 || v.at[end]&atBoundary != 0 {
+		return true
+	}
+	for k := start + 1; k < end; k++ {
+		if v.at[k]&atBoundary != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // inFigure reports whether skeleton bytes [start, end) all come from one
