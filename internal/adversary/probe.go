@@ -214,6 +214,11 @@ func (p *prober) send(name string, tr Transport, token, tool, args string) (Answ
 		return a, false
 	}
 	p.leaks(name, tr, a.Visible, args+" "+p.asked)
+	if p.asked != "" {
+		// A twin's later probes may be answered with what its earlier
+		// ones sent (a seeded product's name): the buyer's own words.
+		p.asked += " " + args
+	}
 	return a, true
 }
 

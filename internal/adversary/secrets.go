@@ -1,11 +1,14 @@
 package adversary
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/compliance"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
@@ -66,17 +69,23 @@ func word(r *rand.Rand) string {
 	}
 }
 
-// publicCanon is the storefront's own lines and the demo catalogue's text
-// as the leak oracle reads them, separators dropped: a word spelled across
-// their words ("tivefo" in "creative formats") would be found in answers
-// that never held it.
+// publicCanon is the storefront's own lines, the version labels and
+// compliance scenarios its capabilities list, and the demo catalogue's
+// text and structured values as the leak oracle reads them, separators
+// dropped: a word spelled across their words ("tivefo" in "creative
+// formats", "betalo" in "3.2-beta.10", "latede" in "simulate_delivery")
+// would be found in answers that never held it.
 var publicCanon = func() string {
 	var b strings.Builder
-	for _, l := range products.PublicLexicon() {
+	lines := append(products.PublicLexicon(), adcp.SupportedStrings()...)
+	lines = append(lines, compliance.Scenarios...)
+	lines = append(lines, "force_creative_status", "force_session_status")
+	for _, l := range lines {
 		b.WriteString(canon(l) + " ")
 	}
 	for _, p := range demo.Products() {
-		b.WriteString(canon(p.Name) + canon(p.Description) + " ")
+		j, _ := json.Marshal(p)
+		b.WriteString(canon(p.Name) + canon(p.Description) + " " + canon(string(j)) + " ")
 	}
 	for _, l := range append(templateLines, "Lakeside Media", "Booked via", "Reserved for", "Video for a coffee launch", "Matches brief terms") {
 		b.WriteString(canon(l) + " ")
