@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/sanitize"
 )
 
 // Tally counts what a run found.
@@ -259,15 +260,16 @@ func (p *prober) example(format string, args ...any) {
 // of its shape; the answers must be the same once the token reads as the
 // mark and the volatile members are gone.
 //
-// A token holding a word of the world's public text or a vendor's name is
-// drawn again: it would be answered differently for that public word or
-// vendor, not for the secret.
+// A token holding a word of the world's public text, a common word
+// ("Recipe", near the catalogue's "recipes") or a vendor's name is drawn
+// again: it would be answered differently for that word or vendor, not
+// for the secret.
 func (p *prober) twin(name string, tr Transport, mark string, do func(tr Transport, word string) []byte) {
 	token := Twin(p.r, mark)
-	for i := 0; i < 20 && (p.holdsPublic(token) || holdsVendor(token)); i++ {
+	for i := 0; i < 20 && p.knownWord(token); i++ {
 		token = Twin(p.r, mark)
 	}
-	if p.holdsPublic(token) || holdsVendor(token) {
+	if p.knownWord(token) {
 		return
 	}
 	p.asked = mark
@@ -301,6 +303,20 @@ func (p *prober) guess() string {
 func (p *prober) holdsPublic(token string) bool {
 	for _, w := range letterRuns(token) {
 		if p.public[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// knownWord reports whether a token holds a word a buyer is answered for
+// whoever types it: public, common or a vendor's.
+func (p *prober) knownWord(token string) bool {
+	if p.holdsPublic(token) || holdsVendor(token) {
+		return true
+	}
+	for _, w := range letterRuns(token) {
+		if sanitize.Common(w) || publicWords[canon(w)] {
 			return true
 		}
 	}

@@ -72,11 +72,24 @@ const (
 func word(r *rand.Rand) string {
 	w := nonsense(r)
 	for !acceptable(w) {
-		h := fnv.New64a()
-		h.Write([]byte(w))
-		w = nonsense(rand.New(rand.NewPCG(h.Sum64(), 0x3ec7e7)))
+		w = nonsense(aside(w))
 	}
 	return w
+}
+
+// acceptableLetters reports whether the letters of a short id name
+// nothing public: no vendor ("DFP"), no common word, no word of the
+// storefront's ("OTT" points at connected TV), which a buyer typing them
+// would be answered for.
+func acceptableLetters(l string) bool {
+	return !holdsVendor(l) && !sanitize.Common(l) && !publicWords[canon(l)]
+}
+
+// aside is the stream a refused draw is drawn again from, seeded by it.
+func aside(refused string) *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(refused))
+	return rand.New(rand.NewPCG(h.Sum64(), 0x3ec7e7))
 }
 
 func acceptable(w string) bool {
@@ -118,6 +131,7 @@ var publicWords, publicEnds = func() (map[string]bool, [2]map[string]bool) {
 	lines := append(products.PublicLexicon(), adcp.SupportedStrings()...)
 	lines = append(lines, compliance.Scenarios...)
 	lines = append(lines, "force_creative_status", "force_session_status", "sells and inventory", "Lakeside Media")
+	lines = append(lines, products.ChannelWords()...)
 	lines = append(lines, templateLines...)
 	lines = append(lines, "Booked via", "Reserved for", "Video for a coffee launch", "Matches brief terms", "Seeded video", "Fixture for", "Held for", "Ask")
 	for _, p := range demo.Products() {
@@ -251,7 +265,11 @@ func NewSecret(r *rand.Rand, k Kind) Secret {
 		return Secret{k, full, []string{n, full}}
 	case ShortID:
 		n := digits(r, 4)
-		full := fmt.Sprintf("%s-%s-%s", upper(r, 3), n, strings.ToUpper(word(r)))
+		letters := upper(r, 3)
+		for !acceptableLetters(letters) {
+			letters = upper(aside(letters), 3) // as word does
+		}
+		full := fmt.Sprintf("%s-%s-%s", letters, n, strings.ToUpper(word(r)))
 		return Secret{k, full, []string{n, full}}
 	case HexID:
 		h := hexPart(r)
