@@ -138,9 +138,13 @@ func Compile(terms []Term, pub Public) *DenyList {
 	for _, p := range pub.Text {
 		addPublicWords(public, p)
 	}
+	// Terms are the same when their skeletons, ways of matching and digit
+	// positions are: "2b9c82" and "2b9cb2" share a skeleton (8 reads as
+	// b) but each is found only with digits where it has them.
 	type key struct {
-		sk   string
-		mode uint8
+		sk     string
+		mode   uint8
+		digits uint64
 	}
 	seen := map[key]bool{}
 	var freePats, checkedPats []string
@@ -155,10 +159,14 @@ func Compile(terms []Term, pub Public) *DenyList {
 		case len(sk) > maxAligned:
 			mode = 1
 		}
-		if seen[key{sk, mode}] {
+		k := key{sk, mode, v.digitMask()}
+		if mode == 1 {
+			k.digits = 0 // matched anywhere, digits or not
+		}
+		if seen[k] {
 			return
 		}
-		seen[key{sk, mode}] = true
+		seen[k] = true
 		idx := int32(len(d.terms))
 		d.terms = append(d.terms, t)
 		switch mode {

@@ -278,6 +278,18 @@ func TestMatchSpansWords(t *testing.T) {
 	}
 }
 
+// TestTermsDifferingInDigits: two ids whose skeletons agree but whose
+// digits sit elsewhere ("2b9c82", "2b9cb2": 8 reads as b) are two terms,
+// each found as written.
+func TestTermsDifferingInDigits(t *testing.T) {
+	s := New(Compile([]Term{{Value: "inv_2b9c82", Kind: KindCatalogID}, {Value: "ask about inv_2b9cb2", Kind: KindNoteTerm, Field: true}}, Public{}))
+	for _, text := range []string{"2b9c82_slot", "2b9cb2_slot", "ref 2b9cb2"} {
+		if !s.Names(text) {
+			t.Errorf("Names(%q) = false, want true", text)
+		}
+	}
+}
+
 func TestNoteTerms(t *testing.T) {
 	for _, test := range []struct {
 		name string
