@@ -500,6 +500,17 @@ var channelSynonyms = map[string][]string{
 	"podcast":         {"podcast", "podcasts"},
 }
 
+// ChannelWords lists the brief words that point at a channel: words of
+// the storefront's own, which ranking answers whoever types them.
+func ChannelWords() []string {
+	var out []string
+	for _, ws := range channelSynonyms {
+		out = append(out, ws...)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // rankingTerms weighs the words that make a product relevant: its channel
 // words, name, keywords and description.
 // screenedText is p with its free text as buyers see it: the screened name

@@ -33,3 +33,12 @@ func isCommonSkeleton(sk string) bool {
 	}
 	return false
 }
+
+// Common reports whether word identifies nothing on its own: a word of
+// ordinary English by the word list, read by its skeleton (so "Reteli"
+// is "retell" and "C0ll1e" is "collie"), or of the advertising vocabulary
+// a note may capitalise. A word of a confidential field that is common is
+// no term alone; the field's whole phrases still are.
+func Common(word string) bool {
+	return common[strings.ToLower(word)] || isCommonSkeleton(Skeleton(word))
+}

@@ -138,9 +138,13 @@ func Compile(terms []Term, pub Public) *DenyList {
 	for _, p := range pub.Text {
 		addPublicWords(public, p)
 	}
+	// Terms are the same when their skeletons, ways of matching and digit
+	// positions are: "2b9c82" and "2b9cb2" share a skeleton (8 reads as
+	// b) but each is found only with digits where it has them.
 	type key struct {
-		sk   string
-		mode uint8
+		sk     string
+		mode   uint8
+		digits uint64
 	}
 	seen := make(map[key]bool, 2*len(terms))
 	d.terms = make([]Term, 0, 2*len(terms))
@@ -156,10 +160,14 @@ func Compile(terms []Term, pub Public) *DenyList {
 		case len(sk) > maxAligned:
 			mode = 1
 		}
-		if seen[key{sk, mode}] {
+		k := key{sk, mode, v.digitMask()}
+		if mode == 1 {
+			k.digits = 0 // matched anywhere, digits or not
+		}
+		if seen[k] {
 			return
 		}
-		seen[key{sk, mode}] = true
+		seen[k] = true
 		idx := int32(len(d.terms))
 		d.terms = append(d.terms, t)
 		switch mode {
@@ -425,23 +433,19 @@ func (d *DenyList) matchView(v view, all bool) (bool, []Hit) {
 		}
 		return false
 	}
-	if d.free != nil {
-		if v.fig == nil && !all {
-			if d.free.IsMatch(v.sk) {
+	// Most texts match no term anywhere: IsMatch rules them out before
+	// the matches are listed and checked.
+	if d.free != nil && d.free.IsMatch(v.sk) {
+		for _, m := range d.free.FindAllOverlapping(v.sk) {
+			if v.spans(m.Start, m.End) && !v.inFigure(m.Start, m.End) && hit(d.freeTerm[m.PatternID]) {
 				return true, nil
-			}
-		} else {
-			for _, m := range d.free.FindAllOverlapping(v.sk) {
-				if !v.inFigure(m.Start, m.End) && hit(d.freeTerm[m.PatternID]) {
-					return true, nil
-				}
 			}
 		}
 	}
-	if d.checked != nil {
+	if d.checked != nil && d.checked.IsMatch(v.sk) {
 		for _, m := range d.checked.FindAllOverlapping(v.sk) {
 			a := d.checkedTerm[m.PatternID]
-			if v.digitsAt(m.Start, m.End, a.digits) && !v.inFigure(m.Start, m.End) && hit(a.term) {
+			if v.spans(m.Start, m.End) && v.digitsAt(m.Start, m.End, a.digits) && !v.inFigure(m.Start, m.End) && hit(a.term) {
 				return true, nil
 			}
 		}
@@ -481,6 +485,29 @@ func (d *DenyList) matchView(v view, all bool) (bool, []Hit) {
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].Term.Value < hits[j].Term.Value })
 	return len(hits) > 0, hits
+}
+
+// spans reports whether skeleton bytes [start, end), where a term matched
+// anywhere, are the text's own writing of the term: they begin and end
+// where a character's skeleton does (an m reads as r n, but "Xandm" does
+// not spell Xandr), and when they run across a word boundary they begin
+// or end at one, so the term is spelled in pieces ("Sov-rn", "S o v r
+// n") or glued to a word ("PubMatics"), never made of one word's tail and
+// the next word's head ("…kasov Muzeti…" reads s o v r n across the
+// space, a random name that must not read as Sovrn).
+func (v view) spans(start, end int) bool {
+	if v.at[start]&atChar == 0 || v.at[end]&atChar == 0 {
+		return false
+	}
+	if v.at[start]&atBoundary != 0 || v.at[end]&atBoundary != 0 {
+		return true
+	}
+	for k := start + 1; k < end; k++ {
+		if v.at[k]&atBoundary != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // inFigure reports whether skeleton bytes [start, end) all come from one

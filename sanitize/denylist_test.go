@@ -259,6 +259,37 @@ func TestVendorTerms(t *testing.T) {
 	}
 }
 
+// TestMatchSpansWords: a term matched anywhere is found however it is
+// split or glued, but never in one word's tail and the next word's head,
+// nor in part of one character's skeleton: m reads as r n, and a random
+// name "Kasov Muzeti" must not read as Sovrn.
+func TestMatchSpansWords(t *testing.T) {
+	s := New(NewDenyList(append(VendorTerms(), Term{Value: "SP-12", Kind: KindRuleID}), nil))
+	for _, text := range []string{"Sovrn", "via Sov-rn", "S o v r n", "Sovm", "SOV rn deal", "PubMatics", "xPubMatic", "thesovrnteam",
+		"Pub Matic", "SP 12", "SP12x", "ref xSP-12"} {
+		if !s.Names(text) {
+			t.Errorf("Names(%q) = false, want true", text)
+		}
+	}
+	for _, text := range []string{"Held for Kasov Muzeti.", "Ask Kasov Muzeti.", "kasov-muzeti", "Xandm"} {
+		if s.Names(text) {
+			t.Errorf("Names(%q) = true, want false: %v", text, s.Hits(text))
+		}
+	}
+}
+
+// TestTermsDifferingInDigits: two ids whose skeletons agree but whose
+// digits sit elsewhere ("2b9c82", "2b9cb2": 8 reads as b) are two terms,
+// each found as written.
+func TestTermsDifferingInDigits(t *testing.T) {
+	s := New(Compile([]Term{{Value: "inv_2b9c82", Kind: KindCatalogID}, {Value: "ask about inv_2b9cb2", Kind: KindNoteTerm, Field: true}}, Public{}))
+	for _, text := range []string{"2b9c82_slot", "2b9cb2_slot", "ref 2b9cb2"} {
+		if !s.Names(text) {
+			t.Errorf("Names(%q) = false, want true", text)
+		}
+	}
+}
+
 func TestNoteTerms(t *testing.T) {
 	for _, test := range []struct {
 		name string
@@ -361,5 +392,56 @@ func TestSkeletonReadsEveryLookalike(t *testing.T) {
 	}
 	if n < 1000 {
 		t.Errorf("%d prototypes read", n)
+	}
+}
+
+// TestDerivedPrototypes pins the prototypes skelgen derives (see
+// derivePrototypes in internal/skelgen): the confusables table reads Greek
+// kappa, Cyrillic ka and their kin as kra (U+0138), no ASCII letter,
+// while it reads their capitals as K, so the skeleton reads kra as k; and
+// likewise for the other Latin prototypes outside ASCII that the capitals
+// of their small letters agree on.
+func TestDerivedPrototypes(t *testing.T) {
+	want := map[rune]string{
+		0x0138: "k",  // kra: κ ϰ к ќ қ ҟ ⲕ ꮶ
+		0x0185: "b",  // tone six: ь ꮟ
+		0x01A8: "2",  // tone two: ϩ ꙅ
+		0x021D: "3",  // yogh: ʒ ӡ ⳍ ꝫ
+		0x025C: "3",  // reversed open e: з ҙ ӟ
+		0x0289: "u",  // u bar
+		0x028D: "rn", // turned w: м ӎ ꮇ, as m
+		0xA75B: "2",  // r rotunda
+		0xA76F: "9",  // con
+	}
+	got := map[rune]string{}
+	for _, d := range derivedPrototypes {
+		got[d.proto] = d.as
+		if Skeleton(string(d.proto)) != Skeleton(d.as) {
+			t.Errorf("Skeleton(%U) = %q, want %q, the skeleton of %q", d.proto, Skeleton(string(d.proto)), Skeleton(d.as), d.as)
+		}
+		for _, c := range d.from {
+			if Skeleton(string(c)) != Skeleton(d.as) {
+				t.Errorf("Skeleton(%U %c) = %q, want %q", c, c, Skeleton(string(c)), Skeleton(d.as))
+			}
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("skelgen derived %d prototypes, want %d: %v", len(got), len(want), got)
+	}
+	for r, as := range want {
+		if got[r] != as {
+			t.Errorf("derived prototype %U reads %q, want %q", r, got[r], as)
+		}
+	}
+	for _, test := range []struct{ in, same string }{
+		{"Flαshtαlκιng", "Flashtalking"},
+		{"DουbleClιcκ", "DoubleClick"},
+		{"Кесіре", "Kecipe"},
+		{"Ꮶеνеl", "Kevel"},
+		{"Ѕіzмеκ", "Sizmek"},
+	} {
+		if Skeleton(test.in) != Skeleton(test.same) {
+			t.Errorf("Skeleton(%q) = %q, want %q", test.in, Skeleton(test.in), Skeleton(test.same))
+		}
 	}
 }

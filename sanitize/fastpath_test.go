@@ -28,7 +28,7 @@ func TestASCIIFastPathAgrees(t *testing.T) {
 				w.put(out, flags, 0, 0)
 			}
 		}
-		w.v.at = append(w.v.at, atBoundary)
+		w.v.at = append(w.v.at, atBoundary|atChar)
 		if string(got.sk) != string(w.v.sk) || !slices.Equal(got.at, w.v.at) {
 			t.Fatalf("view of %q = %q %v, want %q %v", s, got.sk, got.at, w.v.sk, w.v.at)
 		}

@@ -107,6 +107,7 @@ func lookup(r rune) (s string, flags uint8, identity bool) {
 const (
 	atBoundary = 1 // a word starts or ends before this byte
 	atDigit    = 2 // the byte comes from a digit
+	atChar     = 4 // a character's skeleton starts before this byte
 )
 
 // view is a text as the deny-list reads it: its skeleton, where its words
@@ -162,7 +163,7 @@ func makeView(s string, segs []segment) view {
 			b.pending = true
 		}
 	}
-	b.v.at = append(b.v.at, atBoundary)
+	b.v.at = append(b.v.at, atBoundary|atChar)
 	return b.v
 }
 
@@ -217,7 +218,7 @@ func (b *viewBuilder) put(out string, flags uint8, fig uint8, r rune) {
 			b.v.fig = append(b.v.fig, fig)
 		}
 	}
-	b.v.at[start] |= at
+	b.v.at[start] |= at | atChar
 }
 
 // asciiOnly reports text with no byte outside ASCII.

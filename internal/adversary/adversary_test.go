@@ -130,6 +130,12 @@ func runWorlds(t *testing.T, n int, first uint64, world func(uint64, string) *Wo
 				got := Probe(context.Background(), h, w, s%uint64(wireEvery) == 0)
 				mu.Lock()
 				total.Add(got)
+				if testing.Verbose() && (got.LeakCount() > 0 || got.OracleCount() > 0) {
+					// A long run shows what it finds as it goes.
+					for _, e := range got.Examples[:min(len(got.Examples), 3)] {
+						t.Logf("world %d: %s", s, e)
+					}
+				}
 				if testing.Verbose() && total.Worlds%1000 == 0 {
 					t.Logf("%d worlds, %d cases, %d leaks (%d distinct), %d oracle differences, %s",
 						total.Worlds, total.Cases, total.LeakCount(), total.Leaked, total.OracleCount(), time.Since(start).Round(time.Second))

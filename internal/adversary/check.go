@@ -19,12 +19,12 @@ type Leak struct {
 }
 
 // opaque are members whose strings are random (ids the storefront mints,
-// hashes) or the buyer's own echo (context): a mark found in them by
+// hashes, webhook notification ids made of task ids) or the buyer's own echo (context): a mark found in them by
 // chance tells nothing. Twin comparison drops the random ones too.
 var opaque = map[string]bool{
 	"context": true, "entry_hash": true, "cursor": true, "task_id": true, "media_buy_id": true, "package_id": true,
 	"idempotency_key": true, "id": true, "taskId": true, "contextId": true, "messageId": true, "artifactId": true,
-	"timestamp": true,
+	"timestamp": true, "notification_id": true,
 }
 
 // Leaks finds every mark of w in the buyer-visible strings of answer (a
@@ -121,6 +121,7 @@ func (w *World) Leaks(answer []byte, request string) []Leak {
 var volatile = map[string]bool{
 	"receipt": true, "id": true, "taskId": true, "contextId": true, "messageId": true, "artifactId": true, "task_id": true,
 	"media_buy_id": true, "package_id": true, "timestamp": true, "created_at": true, "updated_at": true, "confirmed_at": true,
+	"notification_id": true,
 }
 
 // Normal is answer with token written as mark and the volatile members

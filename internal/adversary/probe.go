@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/sanitize"
 )
 
 // Tally counts what a run found.
@@ -214,10 +215,19 @@ func (p *prober) send(name string, tr Transport, token, tool, args string) (Answ
 		return a, false
 	}
 	p.leaks(name, tr, a.Visible, args+" "+p.asked)
+	if p.asked != "" {
+		// A twin's later probes may be answered with what its earlier
+		// ones sent (a seeded product's name): the buyer's own words.
+		p.asked += " " + args
+	}
 	return a, true
 }
 
 func (p *prober) leaks(name string, tr Transport, visible []byte, args string) {
+	// The program's and the webhook receiver's addresses are the buyer's
+	// own knowledge: a mark of digits that a port number happens to hold
+	// ("http://127.0.0.1:38998/w5" holds 8998) is no leak.
+	args += " " + p.h.Base + " " + p.h.Hook("")
 	for _, l := range p.w.Leaks(visible, args) {
 		field := string(l.Field)
 		if field == "" {
@@ -249,12 +259,17 @@ func (p *prober) example(format string, args ...any) {
 // twin sends the same probe with a secret's mark and with a random token
 // of its shape; the answers must be the same once the token reads as the
 // mark and the volatile members are gone.
+//
+// A token holding a word of the world's public text, a common word
+// ("Recipe", near the catalogue's "recipes") or a vendor's name is drawn
+// again: it would be answered differently for that word or vendor, not
+// for the secret.
 func (p *prober) twin(name string, tr Transport, mark string, do func(tr Transport, word string) []byte) {
 	token := Twin(p.r, mark)
-	for i := 0; i < 20 && p.holdsPublic(token); i++ {
+	for i := 0; i < 20 && p.knownWord(token); i++ {
 		token = Twin(p.r, mark)
 	}
-	if p.holdsPublic(token) {
+	if p.knownWord(token) {
 		return
 	}
 	p.asked = mark
@@ -288,6 +303,20 @@ func (p *prober) guess() string {
 func (p *prober) holdsPublic(token string) bool {
 	for _, w := range letterRuns(token) {
 		if p.public[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// knownWord reports whether a token holds a word a buyer is answered for
+// whoever types it: public, common or a vendor's.
+func (p *prober) knownWord(token string) bool {
+	if p.holdsPublic(token) || holdsVendor(token) {
+		return true
+	}
+	for _, w := range letterRuns(token) {
+		if sanitize.Common(w) || publicWords[canon(w)] {
 			return true
 		}
 	}

@@ -1,11 +1,16 @@
 package adversary
 
 import (
+	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
+	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/compliance"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
@@ -51,34 +56,122 @@ const (
 	hexLetters  = "abcdef"
 )
 
-// word is a pronounceable nonsense word, capitalised: no public text and
-// no dictionary holds it, nor a vendor's name (a secret holding one would
-// be screened for the vendor, whatever the publisher's deny-list says).
+// word is a pronounceable nonsense word, capitalised: no public text holds
+// it, even spelled across public words, nor a vendor's name (a secret
+// holding one would be screened for the vendor, whatever the publisher's
+// deny-list says), and it is no common word by the word list the screen
+// judges distinctiveness with, however spelled ("Tomato", "Reteli" that
+// reads as retell): a common word of a codename identifies nothing alone,
+// so the screen rightly lets it pass. The leak oracle itself never asks
+// the screen.
+//
+// A refused word is drawn again from a stream of its own, seeded by it:
+// the world's other draws (rules, disclosure levels, catalogue, plants)
+// stay what they are whatever the checks refuse, so that worlds, and the
+// usefulness measured on them, stay comparable as the checks grow.
 func word(r *rand.Rand) string {
-	for {
-		if w := nonsense(r); !holdsVendor(w) && !strings.Contains(publicCanon, canon(w)) {
-			return w
-		}
+	w := nonsense(r)
+	for !acceptable(w) {
+		w = nonsense(aside(w))
 	}
+	return w
 }
 
-// publicCanon is the storefront's own lines and the demo catalogue's text
-// as the leak oracle reads them, separators dropped: a word spelled across
-// their words ("tivefo" in "creative formats") would be found in answers
-// that never held it.
+// acceptableLetters reports whether the letters of a short id name
+// nothing public: no vendor ("DFP"), no common word, no word of the
+// storefront's ("OTT" points at connected TV), which a buyer typing them
+// would be answered for.
+func acceptableLetters(l string) bool {
+	return !holdsVendor(l) && !sanitize.Common(l) && !publicWords[canon(l)]
+}
+
+// aside is the stream a refused draw is drawn again from, seeded by it.
+func aside(refused string) *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(refused))
+	return rand.New(rand.NewPCG(h.Sum64(), 0x3ec7e7))
+}
+
+func acceptable(w string) bool {
+	c := canon(w)
+	return !holdsVendor(w) && !sanitize.Common(w) && !strings.Contains(publicCanon, c) && !acrossPublic(c)
+}
+
+// publicCanon is the storefront's own lines, the version labels and
+// compliance scenarios its capabilities list, and the demo catalogue's
+// text and structured values as the leak oracle reads them, separators
+// dropped: a word spelled across their words ("tivefo" in "creative
+// formats", "betalo" in "3.2-beta.10", "latede" in "simulate_delivery")
+// would be found in answers that never held it.
 var publicCanon = func() string {
 	var b strings.Builder
-	for _, l := range products.PublicLexicon() {
+	lines := append(products.PublicLexicon(), adcp.SupportedStrings()...)
+	lines = append(lines, compliance.Scenarios...)
+	lines = append(lines, "force_creative_status", "force_session_status")
+	for _, l := range lines {
 		b.WriteString(canon(l) + " ")
 	}
 	for _, p := range demo.Products() {
-		b.WriteString(canon(p.Name) + canon(p.Description) + " ")
+		j, _ := json.Marshal(p)
+		b.WriteString(canon(p.Name) + canon(p.Description) + " " + canon(string(j)) + " ")
 	}
 	for _, l := range append(templateLines, "Lakeside Media", "Booked via", "Reserved for", "Video for a coffee launch", "Matches brief terms") {
 		b.WriteString(canon(l) + " ")
 	}
 	return b.String()
 }()
+
+// publicWords are the words of the public text (publicCanon's sources and
+// the capabilities' sentences, "Lakeside Media sells online video and
+// streaming audio inventory."), each as canon reads it; publicEnds are
+// their non-empty prefixes (ends[0]) and suffixes (ends[1]).
+var publicWords, publicEnds = func() (map[string]bool, [2]map[string]bool) {
+	words := map[string]bool{}
+	ends := [2]map[string]bool{{}, {}}
+	lines := append(products.PublicLexicon(), adcp.SupportedStrings()...)
+	lines = append(lines, compliance.Scenarios...)
+	lines = append(lines, "force_creative_status", "force_session_status", "sells and inventory", "Lakeside Media")
+	lines = append(lines, products.ChannelWords()...)
+	lines = append(lines, templateLines...)
+	lines = append(lines, "Booked via", "Reserved for", "Video for a coffee launch", "Matches brief terms", "Seeded video", "Fixture for", "Held for", "Ask")
+	for _, p := range demo.Products() {
+		j, _ := json.Marshal(p)
+		lines = append(lines, string(j))
+	}
+	for _, l := range lines {
+		for _, piece := range strings.FieldsFunc(l, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			w := canon(piece)
+			if w == "" {
+				continue
+			}
+			words[w] = true
+			for i := 1; i <= len(w); i++ {
+				ends[0][w[:i]] = true
+				ends[1][w[len(w)-i:]] = true
+			}
+		}
+	}
+	return words, ends
+}()
+
+// acrossPublic reports whether c (a canon reading) can be spelled across
+// public words: the end of one, any whole ones, and the start of another
+// ("lasell" in "Media sells", "betalo" in "3.2-beta.10"). Such a word
+// would be found in answers that never held it.
+func acrossPublic(c string) bool {
+	// from[i]: c[:i] is the end of a public word followed by whole ones.
+	from := make([]bool, len(c)+1)
+	for i := 1; i < len(c); i++ {
+		from[i] = publicEnds[1][c[:i]]
+		for j := 1; j < i && !from[i]; j++ {
+			from[i] = from[j] && publicWords[c[j:i]]
+		}
+		if from[i] && publicEnds[0][c[i:]] {
+			return true
+		}
+	}
+	return false
+}
 
 func holdsVendor(w string) bool {
 	c := canon(w)
@@ -172,7 +265,11 @@ func NewSecret(r *rand.Rand, k Kind) Secret {
 		return Secret{k, full, []string{n, full}}
 	case ShortID:
 		n := digits(r, 4)
-		full := fmt.Sprintf("%s-%s-%s", upper(r, 3), n, strings.ToUpper(word(r)))
+		letters := upper(r, 3)
+		for !acceptableLetters(letters) {
+			letters = upper(aside(letters), 3) // as word does
+		}
+		full := fmt.Sprintf("%s-%s-%s", letters, n, strings.ToUpper(word(r)))
 		return Secret{k, full, []string{n, full}}
 	case HexID:
 		h := hexPart(r)

@@ -74,6 +74,12 @@ func main() {
 			icuMap[c] = []rune{base}
 		}
 	}
+	// A Latin prototype that is not ASCII but stands for an ASCII letter
+	// reads as that letter: see derivePrototypes.
+	derived := derivePrototypes(icuMap)
+	for _, d := range derived {
+		icuMap[d.proto] = []rune(d.as)
+	}
 	if versions["unicode"] != norm.Version[:strings.LastIndexByte(norm.Version, '.')] {
 		log.Fatalf("ICU has Unicode %s but golang.org/x/text has %s: the two tables would disagree", versions["unicode"], norm.Version)
 	}
@@ -125,7 +131,16 @@ func main() {
 		}
 		fmt.Fprintf(&b, "%d, ", e.flags)
 	}
-	fmt.Fprintf(&b, "\n}\n\n// skelTable holds, in code point order, every other code point whose\n")
+	fmt.Fprintf(&b, "\n}\n\n// derivedPrototypes are the confusables table's prototypes that are Latin\n")
+	fmt.Fprintf(&b, "// letters outside ASCII yet stand for ASCII letters or digits: the characters\n")
+	fmt.Fprintf(&b, "// the table reads as each (from) have case partners that the table reads as\n")
+	fmt.Fprintf(&b, "// those letters (as), all alike. The table reads Greek kappa as kra, its\n")
+	fmt.Fprintf(&b, "// capital as K. The skeleton reads each prototype as its letters.\n")
+	fmt.Fprintf(&b, "var derivedPrototypes = [...]struct {\n\tproto    rune\n\tas, from string\n}{\n")
+	for _, d := range derived {
+		fmt.Fprintf(&b, "\t{0x%04X, %q, %q},\n", d.proto, d.as, string(d.from))
+	}
+	fmt.Fprintf(&b, "}\n\n// skelTable holds, in code point order, every other code point whose\n")
 	fmt.Fprintf(&b, "// skeleton or flags differ from what its general category implies (%d).\n", len(entries))
 	fmt.Fprintf(&b, "var skelTable = [...]skelEntry{\n")
 	for _, e := range entries {
@@ -240,13 +255,83 @@ func debianVersions(names ...string) map[string]string {
 	return v
 }
 
-// skeleton is the screen's view of one code point: its compatibility
-// decomposition if it has one, else the confusables prototype of the
-// character as written (so a Greek capital eta reads as
-// the H it looks like, not as the n its lower case looks like), then
-// compatibility decomposition and case folding, then the prototypes of
-// what folding produced, to a fixed point; marks dropped, digits that
-// stand for letters mapped, only letters and digits kept.
+// derived is a prototype of the confusables table read as ASCII letters.
+type derived struct {
+	proto rune
+	as    string
+	from  []rune // the small letters the table reads as proto whose capitals read as
+
+}
+
+// derivePrototypes finds the confusables table's prototypes that are
+// Latin letters outside ASCII but stand for ASCII letters or digits. The
+// table reads Greek small kappa, Cyrillic small ka and others as kra
+// (U+0138), which is no ASCII letter, while it reads their capitals as K:
+// a small letter shaped as its capital looks like what the capital looks
+// like. So a non-ASCII Latin prototype reads as the ASCII letters the
+// capitals of its class's small letters read as, when they all agree
+// (and at least one does); a capital's small letter says nothing (capital
+// sigma's small letter looks like o, the capital does not). Only Latin prototypes qualify: the table itself then says the
+// class looks Latin; a Greek prototype such as mu, whose capital reads M,
+// looks like no M. The result is listed in the generated file
+// (derivedPrototypes), and a test pins it.
+func derivePrototypes(icu map[rune][]rune) []derived {
+	class := map[rune][]rune{}
+	for c := rune(0x80); c <= unicode.MaxRune; c++ {
+		if c >= 0xD800 && c <= 0xDFFF || !unicode.IsLetter(c) {
+			continue
+		}
+		p := []rune(stripMarks(prototype(c, icu)))
+		if len(p) == 1 && p[0] >= 0x80 && unicode.Is(unicode.Latin, p[0]) && unicode.IsLetter(p[0]) {
+			class[p[0]] = append(class[p[0]], c)
+		}
+	}
+	var out []derived
+	for p, members := range class {
+		votes := map[string]bool{}
+		var from []rune
+		for _, c := range members {
+			voted := false
+			if !unicode.IsLower(c) {
+				continue
+			}
+			for o := unicode.SimpleFold(c); o != c; o = unicode.SimpleFold(o) {
+				if !unicode.IsUpper(o) {
+					continue
+				}
+				if q := strings.ToLower(stripMarks(prototype(o, icu))); asciiAlnum(q) {
+					votes[q], voted = true, true
+				}
+			}
+			if voted {
+				from = append(from, c)
+			}
+		}
+		if len(votes) != 1 {
+			continue
+		}
+		for as := range votes {
+			sort.Slice(from, func(i, j int) bool { return from[i] < from[j] })
+			out = append(out, derived{p, as, from})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].proto < out[j].proto })
+	return out
+}
+
+// stripMarks drops combining marks.
+func stripMarks(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.In(r, unicode.Mn, unicode.Me) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// skeleton is the screen's view of one code point: its prototype, marks
+// dropped, digits that stand for letters mapped, only letters and digits
+// kept; and its flags.
 func skeleton(c rune, icu map[rune][]rune) (string, uint8) {
 	var flags uint8
 	if c < 0x80 && !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
@@ -262,6 +347,44 @@ func skeleton(c rune, icu map[rune][]rune) (string, uint8) {
 	case unicode.IsUpper(c) || unicode.IsTitle(c):
 		flags |= flagUpper
 	}
+	s := prototype(c, icu)
+	if digitsOnly(s) {
+		// A character that reads as digits counts as digits (a
+		// Cherokee letter that looks like 4 is a 4).
+		flags = flags&^flagUpper | flagDigit
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.In(r, unicode.Mn, unicode.Me) {
+			continue
+		}
+		if m, ok := leet[r]; ok {
+			r = m
+		}
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+		}
+	}
+	out := b.String()
+	if out == "" {
+		flags &^= flagDigit | flagUpper
+		if unicode.In(c, unicode.Mn, unicode.Me) {
+			flags |= flagAttach
+		} else {
+			flags |= flagSep
+		}
+	}
+	return out, flags
+}
+
+// prototype is what c reads as before marks are dropped and digits read
+// as letters: its compatibility decomposition if it has one, else the
+// confusables prototype of the character as written (so a Greek capital
+// eta reads as the H it looks like, not as the n its small letter looks
+// like), then compatibility decomposition and case folding, then the
+// prototypes of what folding produced, to a fixed point.
+func prototype(c rune, icu map[rune][]rune) string {
+	nfkd := norm.NFKD.String(string(c))
 	s := norm.NFD.String(string(c))
 	switch m, ok := icu[c]; {
 	case ok && asciiAlnum(string(m)):
@@ -294,33 +417,7 @@ func skeleton(c rune, icu map[rune][]rune) (string, uint8) {
 		}
 		s = next
 	}
-	if digitsOnly(s) {
-		// A character that reads as digits counts as digits (a
-		// Cherokee letter that looks like 4 is a 4).
-		flags = flags&^flagUpper | flagDigit
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.In(r, unicode.Mn, unicode.Me) {
-			continue
-		}
-		if m, ok := leet[r]; ok {
-			r = m
-		}
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			b.WriteRune(r)
-		}
-	}
-	out := b.String()
-	if out == "" {
-		flags &^= flagDigit | flagUpper
-		if unicode.In(c, unicode.Mn, unicode.Me) {
-			flags |= flagAttach
-		} else {
-			flags |= flagSep
-		}
-	}
-	return out, flags
+	return s
 }
 
 // digitsOnly reports a non-empty string of ASCII digits, marks aside.
