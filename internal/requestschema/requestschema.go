@@ -246,28 +246,33 @@ func (s *Set) Check(task string, shapes Shapes, args []byte) []Issue {
 	if !errors.As(err, &ve) {
 		return []Issue{{Keyword: "type", Message: "the request is not valid"}}
 	}
-	var out []Issue
-	seen := map[string]bool{}
+	var all []Issue
 	for _, leaf := range leaves(ve) {
 		if shapes == Legacy && relaxed(task, leaf) {
 			continue
 		}
-		is := s.issue(leaf)
-		key := is.Pointer + " " + is.Keyword
-		if seen[key] {
+		all = append(all, s.issue(leaf))
+	}
+	// The validator's order follows map iteration: sorted, messages
+	// included, before one issue per place and keyword is kept, the same
+	// request always gets the same answer (two dependencies naming one
+	// missing member kept whichever came first).
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].Pointer != all[j].Pointer {
+			return all[i].Pointer < all[j].Pointer
+		}
+		if all[i].Keyword != all[j].Keyword {
+			return all[i].Keyword < all[j].Keyword
+		}
+		return all[i].Message < all[j].Message
+	})
+	var out []Issue
+	for i, is := range all {
+		if i > 0 && is.Pointer == all[i-1].Pointer && is.Keyword == all[i-1].Keyword {
 			continue
 		}
-		seen[key] = true
 		out = append(out, is)
 	}
-	// The validator's order follows map iteration: sorted, the same
-	// request always gets the same answer.
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Pointer != out[j].Pointer {
-			return out[i].Pointer < out[j].Pointer
-		}
-		return out[i].Keyword < out[j].Keyword
-	})
 	if len(out) > MaxIssues {
 		out = out[:MaxIssues]
 	}
