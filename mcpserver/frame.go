@@ -32,12 +32,13 @@ type rpcCall struct {
 // did not run.
 func rpcCalls(body []byte) (calls []rpcCall, refusal []byte) {
 	body = bytes.TrimSpace(body)
-	if code, _ := jsonrpc.Unreadable(body); code != 0 {
+	code, why := jsonrpc.Unreadable(body)
+	if code != 0 {
 		if c, ok := toolText(body); ok {
 			return []rpcCall{c}, nil
 		}
 	}
-	if code, why := jsonrpc.Unreadable(body); code == jsonrpc.ParseError {
+	if code == jsonrpc.ParseError {
 		return nil, jsonrpc.Error(nil, code, why, nil)
 	} else if code != 0 && json.Valid(body) {
 		return nil, jsonrpc.Error(jsonrpc.Peek(body).ID, code, why, nil)
