@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -20,11 +18,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/demo"
+	goldenfile "github.com/storefront/storefront/internal/golden"
 	"github.com/storefront/storefront/internal/spectest"
 	"github.com/storefront/storefront/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // session connects the Go MCP client to the storefront at base, as a buyer
 // holding token ("" for anonymous), speaking the MCP protocol version most
@@ -92,36 +90,31 @@ func decode(t *testing.T, b []byte) map[string]any {
 	return m
 }
 
+// demoConfidential is what the demo publisher keeps from buyers.
+var demoConfidential = func() []string {
+	rb := demo.Rulebook()
+	return goldenfile.Confidential(&rb, demo.Products())
+}()
+
 var receiptRE = regexp.MustCompile(`"entry_hash":"[0-9a-f]{64}"|"sequence":[0-9]+`)
 
 // golden compares payload with testdata/golden/name.json, after replacing
-// the ledger receipt, which changes with every run.
+// the ledger receipt, which changes with every run. The demo publisher's
+// confidential terms may never appear in one.
 func golden(t *testing.T, name string, payload []byte) {
 	t.Helper()
-	normal := receiptRE.ReplaceAllFunc(payload, func(m []byte) []byte {
-		if bytes.HasPrefix(m, []byte(`"entry_hash"`)) {
-			return []byte(`"entry_hash":"<hash>"`)
-		}
-		return []byte(`"sequence":0`)
+	goldenfile.JSON(t, filepath.Join("testdata", "golden", name+".json"), payload, goldenfile.Options{
+		Confidential: demoConfidential,
+		Normalise: func(b []byte) []byte {
+			return receiptRE.ReplaceAllFunc(b, func(m []byte) []byte {
+				if bytes.HasPrefix(m, []byte(`"entry_hash"`)) {
+					return []byte(`"entry_hash":"<hash>"`)
+				}
+				return []byte(`"sequence":0`)
+			})
+		},
+		Hint: "go test ./mcpserver -update",
 	})
-	var pretty bytes.Buffer
-	if err := json.Indent(&pretty, normal, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	pretty.WriteByte('\n')
-	path := filepath.Join("testdata", "golden", name+".json")
-	if *update {
-		if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading golden file (run with -update to create it): %v", err)
-	}
-	if diff := cmp.Diff(string(want), pretty.String()); diff != "" {
-		t.Errorf("%s: wire JSON differs from golden file (-want +got):\n%s", name, diff)
-	}
 }
 
 func TestToolsList(t *testing.T) {

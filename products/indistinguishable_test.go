@@ -15,9 +15,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -25,12 +23,11 @@ import (
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/demo"
+	"github.com/storefront/storefront/internal/golden"
 	"github.com/storefront/storefront/internal/spectest"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
 )
-
-var updateGolden = flag.Bool("update", false, "rewrite the decline golden files")
 
 // twin is the second rule for a slug: a rule that declines the same brief
 // for the same public reason but is configured differently inside. hidden
@@ -186,31 +183,18 @@ func TestDeclineGoldenFiles(t *testing.T) {
 	for _, sc := range slugConditions {
 		for _, level := range levels {
 			name := filepath.Join("testdata", "golden", "declines", string(sc.slug), level.String()+".json")
-			got := declineFor(t, []merch.Rule{firstRule(sc.when, sc.slug, level, sc.suggest)}, requestFor(sc.brief, "golden"))
+			rule := firstRule(sc.when, sc.slug, level, sc.suggest)
+			got := declineFor(t, []merch.Rule{rule}, requestFor(sc.brief, "golden"))
 			if arm := spectest.GetProducts(t, got); arm != "rejected" {
 				t.Fatalf("%s: validated as %s", name, arm)
 			}
-			var pretty bytes.Buffer
-			if err := json.Indent(&pretty, got, "", "  "); err != nil {
-				t.Fatal(err)
-			}
-			pretty.WriteByte('\n')
-			if *updateGolden {
-				if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(name, pretty.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				continue
-			}
-			want, err := os.ReadFile(name)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(want, pretty.Bytes()) {
-				t.Errorf("%s changed:\ngot  %s\nwant %s", name, pretty.Bytes(), want)
-			}
+			golden.JSON(t, name, got, golden.Options{Confidential: confidentialOf(rule), Hint: "go test ./products -run Golden -update"})
 		}
 	}
+}
+
+// confidentialOf lists what the golden decline of a rulebook holding rule
+// must never show.
+func confidentialOf(rule merch.Rule) []string {
+	return golden.Confidential(&merch.Rulebook{Rules: []merch.Rule{rule}}, demo.Products())
 }

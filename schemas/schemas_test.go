@@ -2,19 +2,15 @@ package schemas
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/internal/golden"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/sanitize"
 )
-
-var update = flag.Bool("update", false, "rewrite the published schema files")
 
 // TestPublishedMatchesSource is the drift test: every published file must be
 // exactly what the Go source generates.
@@ -24,18 +20,7 @@ func TestPublishedMatchesSource(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if *update {
-			if err := os.WriteFile(name, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		want, err := Published.ReadFile(name)
-		if err != nil {
-			t.Fatalf("%s is not published (run go test ./schemas -update): %v", name, err)
-		}
-		if diff := cmp.Diff(string(want), string(got)); diff != "" {
-			t.Errorf("%s drifted from the Go source (-published +generated); run go test ./schemas -update:\n%s", name, diff)
-		}
+		golden.Bytes(t, name, got, golden.Options{Hint: "go test ./schemas -update"})
 	}
 }
 
