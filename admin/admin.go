@@ -74,8 +74,6 @@ var bulkRoutes = map[string]bool{
 // instead of the usual read and write timeouts.
 func Bulk(route string) bool { return bulkRoutes[route] }
 
-type adminKey struct{}
-
 // Mount adds the admin API to e under /admin/v1.
 func (h *Handler) Mount(e *echo.Echo) {
 	// An import streams a file far larger than any other body, so it is

@@ -207,10 +207,6 @@ func (v *Verifier) Last() int64 {
 // Checked is the number of entries verified so far.
 func (v *Verifier) Checked() int64 { return v.checked }
 
-// Receipt is the public handle of an entry: it reveals nothing but its
-// position and hash.
-func (e Entry) Receipt() (int64, string) { return e.Sequence, e.Hash }
-
 // ParseArm checks an arm name.
 func ParseArm(s string) (string, bool) {
 	switch strings.ToLower(s) {

@@ -58,8 +58,8 @@ func TestNext(t *testing.T) {
 	if !e.Time.Equal(at.Truncate(time.Microsecond)) || e.Time.Location() != time.UTC {
 		t.Errorf("Next time = %v, want %v in UTC, truncated to microseconds", e.Time, at)
 	}
-	if seq, hash := e.Receipt(); seq != 1 || hash != e.Hash {
-		t.Errorf("Receipt() = %d, %s, want 1, %s", seq, hash, e.Hash)
+	if e.Sequence != 1 {
+		t.Errorf("Next sequence = %d, want 1", e.Sequence)
 	}
 }
 
