@@ -7,30 +7,24 @@ import (
 	"github.com/storefront/storefront/field"
 )
 
-// Channels is the AdCP channels enumeration (enums/channels.json).
-var Channels = []string{
+var channels = []string{
 	"display", "olv", "social", "search", "ctv", "linear_tv", "radio",
 	"streaming_audio", "podcast", "dooh", "ooh", "print", "cinema", "email",
 	"gaming", "retail_media", "influencer", "affiliate", "product_placement",
 	"sponsored_intelligence",
 }
 
-// FormatKinds is the canonical format kind enumeration
-// (core/canonical-format-kind.json).
-var FormatKinds = []string{
+var formatKinds = []string{
 	"image", "html5", "display_tag", "image_carousel", "video_hosted",
 	"video_vast", "audio_hosted", "audio_daast", "sponsored_placement",
 	"native_in_feed", "responsive_creative", "agent_placement", "custom",
 }
 
-// DeliveryTypes is the delivery type enumeration (enums/delivery-type.json).
-var DeliveryTypes = []string{"guaranteed", "non_guaranteed"}
+var deliveryTypes = []string{"guaranteed", "non_guaranteed"}
 
-// BuyingModes are the get_products buying modes.
-var BuyingModes = []string{"brief", "wholesale", "refine"}
+var buyingModes = []string{"brief", "wholesale", "refine"}
 
-// ProductFields are the names a get_products request may list in `fields`.
-var ProductFields = []string{
+var productFields = []string{
 	"product_id", "name", "description", "publisher_properties", "channels",
 	"video_placement_types", "audio_distribution_types",
 	"sponsored_placement_types", "social_placement_surfaces", "format_ids",
@@ -49,13 +43,13 @@ var ProductFields = []string{
 }
 
 // IsChannel reports whether s is an AdCP channel.
-func IsChannel(s string) bool { return slices.Contains(Channels, s) }
+func IsChannel(s string) bool { return slices.Contains(channels, s) }
 
 // IsFormatKind reports whether s is a canonical format kind.
-func IsFormatKind(s string) bool { return slices.Contains(FormatKinds, s) }
+func IsFormatKind(s string) bool { return slices.Contains(formatKinds, s) }
 
 // IsDeliveryType reports whether s is an AdCP delivery type.
-func IsDeliveryType(s string) bool { return slices.Contains(DeliveryTypes, s) }
+func IsDeliveryType(s string) bool { return slices.Contains(deliveryTypes, s) }
 
 var (
 	currencyRE = regexp.MustCompile(`^[A-Z]{3}$`)
@@ -71,3 +65,25 @@ func IsCountry(s string) bool { return countryRE.MatchString(s) }
 // IsDomain reports whether s is a lower-case domain name as AdCP writes
 // them: a hostname, as field.Hostname checks one.
 func IsDomain(s string) bool { return field.Hostname(s) == nil }
+
+// Channels returns the AdCP channels enumeration (enums/channels.json).
+func Channels() []string { return slices.Clone(channels) }
+
+// FormatKinds returns the canonical format kind enumeration
+// (core/canonical-format-kind.json).
+func FormatKinds() []string { return slices.Clone(formatKinds) }
+
+// DeliveryTypes returns the delivery type enumeration
+// (enums/delivery-type.json).
+func DeliveryTypes() []string { return slices.Clone(deliveryTypes) }
+
+// BuyingModes returns the get_products buying modes.
+func BuyingModes() []string { return slices.Clone(buyingModes) }
+
+// ProductFields returns the names a get_products request may list in
+// `fields`.
+func ProductFields() []string { return slices.Clone(productFields) }
+
+// IsProductField reports whether s is a name a get_products request may
+// list in `fields`.
+func IsProductField(s string) bool { return slices.Contains(productFields, s) }

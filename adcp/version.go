@@ -3,6 +3,7 @@ package adcp
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -90,14 +91,14 @@ const (
 	sourceRC7 = "AdCP release notes (RELEASES.md); the newest found, compliance index of 2026-09-27"
 )
 
-// Releases is the one table of the releases the storefront serves, oldest
+// releases is the one table of the releases the storefront serves, oldest
 // first. Capabilities, VERSION_UNSUPPORTED errors, the README and the
 // tests all read it (through Supported); nothing else lists versions.
 //
 // Every 3.2 pre-release that carries the rejected arm is served: it first
 // shipped in 3.2.0-beta.0, and a pre-release pin never downshifts, so each
 // label must be listed to be served.
-var Releases = func() []Release {
+var releases = func() []Release {
 	rs := []Release{
 		{Version{3, 0, ""}, "", sourceStable, WireLegacy},
 		{Version{3, 1, ""}, "", sourceStable, WireLegacy},
@@ -128,7 +129,7 @@ var Releases = func() []Release {
 func ReleasesMarkdown() string {
 	var b strings.Builder
 	b.WriteString("| pin | published | wire | source |\n|---|---|---|---|\n")
-	for _, r := range Releases {
+	for _, r := range releases {
 		date := r.Date
 		if date == "" {
 			date = "–"
@@ -138,29 +139,38 @@ func ReleasesMarkdown() string {
 	return b.String()
 }
 
-// Supported lists the releases the storefront serves, oldest first:
-// Releases' versions.
-var Supported = func() []Version {
-	out := make([]Version, len(Releases))
-	for i, r := range Releases {
+// supported is releases' versions.
+var supported = func() []Version {
+	out := make([]Version, len(releases))
+	for i, r := range releases {
 		out[i] = r.Version
 	}
 	return out
 }()
 
+var defaultVersion = Version{3, 1, ""}
+
+// Releases returns the one table of the releases the storefront serves,
+// oldest first.
+func Releases() []Release { return slices.Clone(releases) }
+
+// Supported lists the releases the storefront serves, oldest first:
+// Releases' versions.
+func Supported() []Version { return slices.Clone(supported) }
+
 // Default is the release served when the buyer pins no release (only a
 // major, or nothing): the newest stable release. Pre-releases are served
 // only to buyers that pin them exactly, so an unpinned buyer never receives
 // a shape its release does not define.
-var Default = Version{3, 1, ""}
+func Default() Version { return defaultVersion }
 
 // Build is the exact spec build the storefront's schemas come from.
 const Build = "3.2.0-beta.5"
 
 // SupportedStrings returns Supported as wire strings.
 func SupportedStrings() []string {
-	out := make([]string, len(Supported))
-	for i, v := range Supported {
+	out := make([]string, len(supported))
+	for i, v := range supported {
 		out[i] = v.String()
 	}
 	return out
@@ -169,7 +179,7 @@ func SupportedStrings() []string {
 // Majors returns the distinct supported major versions.
 func Majors() []int {
 	var out []int
-	for _, v := range Supported {
+	for _, v := range supported {
 		if len(out) == 0 || out[len(out)-1] != v.Major {
 			out = append(out, v.Major)
 		}
@@ -205,7 +215,7 @@ func Negotiate(pinned string, major int) (Version, error) {
 		if err != nil {
 			return Version{}, &NegotiationError{Field: "adcp_version", Asked: pinned}
 		}
-		for _, s := range Supported {
+		for _, s := range supported {
 			if s == v {
 				return s, nil
 			}
@@ -214,7 +224,7 @@ func Negotiate(pinned string, major int) (Version, error) {
 			return Version{}, &NegotiationError{Field: "adcp_version", Asked: pinned}
 		}
 		var best Version
-		for _, s := range Supported {
+		for _, s := range supported {
 			if s.Major == v.Major && s.Pre == "" && s.Minor <= v.Minor && (best.IsZero() || s.Minor > best.Minor) {
 				best = s
 			}
@@ -224,8 +234,8 @@ func Negotiate(pinned string, major int) (Version, error) {
 		}
 		return best, nil
 	}
-	if major != 0 && major != Default.Major {
+	if major != 0 && major != defaultVersion.Major {
 		return Version{}, &NegotiationError{Field: "adcp_major_version", Asked: strconv.Itoa(major)}
 	}
-	return Default, nil
+	return defaultVersion, nil
 }

@@ -69,11 +69,11 @@ func TestVersionMethods(t *testing.T) {
 	if got := Majors(); !slices.Equal(got, []int{3}) {
 		t.Errorf("Majors() = %v, want [3]", got)
 	}
-	if Default.Pre != "" || !slices.Contains(Supported, Default) {
-		t.Errorf("Default = %v, want a supported stable release", Default)
+	if defaultVersion.Pre != "" || !slices.Contains(supported, defaultVersion) {
+		t.Errorf("defaultVersion = %v, want a supported stable release", defaultVersion)
 	}
-	if !strings.HasPrefix(Build, Supported[len(Supported)-1].Release().String()) {
-		t.Errorf("Build = %q does not belong to the newest supported release %v", Build, Supported[len(Supported)-1])
+	if !strings.HasPrefix(Build, supported[len(supported)-1].Release().String()) {
+		t.Errorf("Build = %q does not belong to the newest supported release %v", Build, supported[len(supported)-1])
 	}
 }
 
@@ -85,8 +85,8 @@ func TestNegotiate(t *testing.T) {
 		want      Version
 		wantField string // "" when no error is expected
 	}{
-		{"nothing pinned", "", 0, Default, ""},
-		{"major only", "", 3, Default, ""},
+		{"nothing pinned", "", 0, defaultVersion, ""},
+		{"major only", "", 3, defaultVersion, ""},
 		{"exact stable", "3.0", 0, Version{3, 0, ""}, ""},
 		{"exact stable 3.1", "3.1", 0, Version{3, 1, ""}, ""},
 		{"exact pre-release", "3.2-beta.5", 0, Version{3, 2, "beta.5"}, ""},
@@ -309,7 +309,7 @@ func TestEnums(t *testing.T) {
 // beta.0 (the first with the rejected arm) to rc.7 is served with Build's
 // wire, each says where it was read, and dates are dates.
 func TestReleases(t *testing.T) {
-	for _, r := range Releases {
+	for _, r := range releases {
 		if r.Source == "" {
 			t.Errorf("%s has no source", r.Version)
 		}

@@ -182,7 +182,7 @@ func envelope(args []byte) outcome.Envelope {
 	pin, major, ctxRaw, _ := envelopeOf(args)
 	v, err := adcp.Negotiate(pin, major)
 	if err != nil {
-		v = adcp.Default
+		v = adcp.Default()
 	}
 	return outcome.Envelope{Version: v, Context: ctxRaw}
 }

@@ -22,7 +22,7 @@ func taskOf(tool string) string {
 	if t, ok := taskAliases[tool]; ok {
 		task = t
 	}
-	if !slices.Contains(requestschema.Tasks, task) {
+	if !slices.Contains(requestschema.Tasks(), task) {
 		return ""
 	}
 	return task
@@ -69,7 +69,7 @@ func SchemaIssues(tool string, args []byte) ([]requestschema.Issue, outcome.Enve
 		if tool != "get_adcp_capabilities" {
 			return nil, env, nil
 		}
-		env.Version = adcp.Default
+		env.Version = adcp.Default()
 	}
 	set, err := requestschema.Official()
 	if err != nil {

@@ -25,7 +25,7 @@ func TestMediaBuyToolsAtEveryVersion(t *testing.T) {
 	env := testenv.Start(t)
 	cs := kittest.Connect(t, env.BaseURL, env.BuyerToken)
 	const account = `{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"}`
-	for i, v := range adcp.Supported {
+	for i, v := range adcp.Supported() {
 		t.Run(v.String(), func(t *testing.T) {
 			pin := `"adcp_version":"` + v.String() + `","context":{"correlation_id":"v-` + v.String() + `"}`
 			call := func(tool, args string) map[string]any {
@@ -192,7 +192,7 @@ func TestMediaBuyOverA2A(t *testing.T) {
 	}
 	// Every release in the one version table, each arm: the A2A task
 	// state follows the arm, the payload echoes the pin and validates.
-	for i, r := range adcp.Releases {
+	for i, r := range adcp.Releases() {
 		v := r.Version.String()
 		for _, arm := range []struct {
 			name, budget, state, status string
@@ -265,7 +265,7 @@ func TestFailedMediaBuyTaskStatus(t *testing.T) {
 }
 
 // TestOrderDeskAtEveryVersion takes the order desk's whole path at every
-// release in adcp.Releases, the one version table: the submitted arm, the
+// release in adcp.Releases(), the one version table: the submitted arm, the
 // task polled while it waits, an approval and a decline, each task's
 // status and stored result. Every answer echoes the pinned release exactly
 // and validates against the official schemas, and so does each stored
@@ -275,7 +275,7 @@ func TestOrderDeskAtEveryVersion(t *testing.T) {
 	cs := kittest.Connect(t, env.BaseURL, env.BuyerToken)
 	admin := testenv.BearerClient(env.AdminToken)
 	const account = `{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"}`
-	for i, r := range adcp.Releases {
+	for i, r := range adcp.Releases() {
 		v := r.Version.String()
 		t.Run(v, func(t *testing.T) {
 			pin := `"adcp_version":"` + v + `","context":{"correlation_id":"desk-` + v + `"}`

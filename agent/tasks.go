@@ -133,7 +133,7 @@ func (a *Agent) taskEnvelope(args []byte) (outcome.Envelope, bool) {
 	pin, major, ctxRaw, ok := envelopeOf(args)
 	v, err := adcp.Negotiate(pin, major)
 	if err != nil {
-		v = adcp.Default
+		v = adcp.Default()
 	}
 	return outcome.Envelope{Version: v, Context: ctxRaw}, ok
 }

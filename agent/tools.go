@@ -125,7 +125,7 @@ func (a *Agent) capabilitiesTool() *Tool {
 			if err != nil {
 				// Capabilities are how a buyer learns what to pin, so an
 				// unsupported pin is answered with the default release.
-				v = adcp.Default
+				v = adcp.Default()
 			}
 			env := outcome.Envelope{Version: v, Context: ctxRaw}
 			if !ok {

@@ -54,18 +54,20 @@ const (
 	DeliveryReport    Action = "delivery.report"
 )
 
-// Actions lists every action, in the order the console offers them.
-var Actions = []Action{
+var actions = []Action{
 	RulebookSave, RulebookRollback, VoiceSave, ProductPut, ProductDelete, CatalogueImport, CatalogueRollback,
 	OrderApprove, OrderDecline, DeliveryReport,
 	PublisherCreate, PublisherUpdate, AccountPut, TokenCreate, TokenRevoke, TokenRotate,
 	SigningKeyRotate,
 }
 
+// Actions returns every action, in the order the console offers them.
+func Actions() []Action { return slices.Clone(actions) }
+
 // ParseAction checks an action name.
 func ParseAction(s string) (Action, bool) {
 	a := Action(s)
-	return a, slices.Contains(Actions, a)
+	return a, slices.Contains(actions, a)
 }
 
 // Actors and addresses of actions taken on the storefront's own machine,

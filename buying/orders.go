@@ -44,7 +44,7 @@ type Notify func(ctx context.Context, publisher string, t store.Task)
 func (s *Service) orderAnswer(publisher string, o store.Order, task store.Task) (*answer, adcp.Version) {
 	v, err := adcp.ParseVersion(o.Version)
 	if err != nil {
-		v = adcp.Default
+		v = adcp.Default()
 	}
 	a := &answer{s: s, task: TaskCreate, env: outcome.Envelope{Version: v, Context: o.Buy.Context}}
 	a.rec = ledger.Record{Publisher: publisher, Account: o.Owner.Account, Principal: o.Owner.Principal,

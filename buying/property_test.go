@@ -68,7 +68,7 @@ func genRulebook(t *rapid.T) merch.Rulebook {
 			c.CurrenciesAccepted = []string{rapid.SampledFrom([]string{"USD", "GBP", "EUR"}).Draw(t, fmt.Sprint("currency", i))}
 			slug = decline.CommerciallyDeclined
 		case 9:
-			c.DeliveryTypesOffered = []string{rapid.SampledFrom(adcp.DeliveryTypes).Draw(t, fmt.Sprint("delivery", i))}
+			c.DeliveryTypesOffered = []string{rapid.SampledFrom(adcp.DeliveryTypes()).Draw(t, fmt.Sprint("delivery", i))}
 			slug = decline.CommerciallyDeclined
 		}
 		if rapid.Bool().Draw(t, fmt.Sprint("scoped", i)) {

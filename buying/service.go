@@ -157,7 +157,7 @@ func (s *Service) begin(c Call, task string, envelope mediabuy.Envelope) (*answe
 	if !products.Echoable(echo) {
 		echo = nil
 	}
-	a := &answer{s: s, c: c, task: task, env: outcome.Envelope{Version: adcp.Default, Context: echo}, kept: products.KeptRequest(c.Args)}
+	a := &answer{s: s, c: c, task: task, env: outcome.Envelope{Version: adcp.Default(), Context: echo}, kept: products.KeptRequest(c.Args)}
 	a.rec = ledger.Record{Publisher: c.Publisher, Principal: c.Principal.ID, RequestDigest: ledger.Digest(a.kept), Task: task}
 	if e := a.negotiated(envelope); e != nil {
 		return a, e

@@ -160,7 +160,7 @@ func (c *Controller) Handle(ctx context.Context, publisher string, p products.Pr
 // decode reads the request; the envelope is returned even when the rest
 // is invalid, so the error can echo context.
 func decode(args []byte) (*Request, *failure) {
-	r := &Request{Version: adcp.Default}
+	r := &Request{Version: adcp.Default()}
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 {
 		args = []byte("{}")
@@ -300,7 +300,7 @@ var baseScreen = sanitize.New(sanitize.NewDenyList(sanitize.VendorTerms(), nil))
 
 func (c *Controller) errorReply(req *Request, f *failure) ([]byte, bool) {
 	if req == nil {
-		req = &Request{Version: adcp.Default}
+		req = &Request{Version: adcp.Default()}
 	}
 	detail := baseScreen.Prose(f.detail, sanitize.MaxMessage, sanitize.Internal)
 	body := []kv{{"success", false}, {"error", f.code}, {"error_detail", detail}}

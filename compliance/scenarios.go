@@ -51,7 +51,7 @@ func (c *Controller) forceArm(ctx context.Context, publisher string, p products.
 			return nil, f
 		}
 		if !req.Version.AtLeast(3, 2) {
-			return nil, fail(InvalidParams, "arm rejected exists only in AdCP 3.2; this request is served %s (pin adcp_version to a 3.2 release, such as %s)", req.Version, adcp.Supported[len(adcp.Supported)-1])
+			return nil, fail(InvalidParams, "arm rejected exists only in AdCP 3.2; this request is served %s (pin adcp_version to a 3.2 release, such as %s)", req.Version, adcp.Supported()[len(adcp.Supported())-1])
 		}
 		if ok, f := param(req, "reason", &d.Reason); f != nil {
 			return nil, f

@@ -137,7 +137,7 @@ type Vocab struct {
 func Vocabulary() ([]byte, error) {
 	v := Vocab{
 		Format: merch.Format, Disclosure: decline.Levels(),
-		Channels: adcp.Channels, FormatKinds: adcp.FormatKinds, DeliveryTypes: adcp.DeliveryTypes,
+		Channels: adcp.Channels(), FormatKinds: adcp.FormatKinds(), DeliveryTypes: adcp.DeliveryTypes(),
 	}
 	for _, e := range decline.Vocabulary {
 		s := Slug{Slug: string(e.Slug), Reason: e.Reason, Fixable: e.Fixable, Suggests: []string{}}
@@ -157,7 +157,7 @@ func Vocabulary() ([]byte, error) {
 	}
 	sort.Strings(v.Placeholders)
 	v.Versions = adcp.SupportedStrings()
-	for _, a := range audit.Actions {
+	for _, a := range audit.Actions() {
 		v.AuditActions = append(v.AuditActions, string(a))
 	}
 	v.Product = products.Values()

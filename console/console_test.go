@@ -130,7 +130,7 @@ func TestVocabularyMatchesTheValidator(t *testing.T) {
 		t.Errorf("slugs = %v, want %v", slugs, decline.Slugs())
 	}
 	var actions []string
-	for _, a := range audit.Actions {
+	for _, a := range audit.Actions() {
 		actions = append(actions, string(a))
 	}
 	if !slices.Equal(v.AuditActions, actions) {

@@ -227,12 +227,12 @@ func TestParseTone(t *testing.T) {
 }
 
 func TestLabels(t *testing.T) {
-	for _, ch := range adcp.Channels {
+	for _, ch := range adcp.Channels() {
 		if ChannelLabels[ch] == "" {
 			t.Errorf("channel %s has no label", ch)
 		}
 	}
-	for _, k := range adcp.FormatKinds {
+	for _, k := range adcp.FormatKinds() {
 		if FormatLabels[k] == "" {
 			t.Errorf("format kind %s has no label", k)
 		}

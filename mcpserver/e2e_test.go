@@ -300,7 +300,7 @@ func TestVersionNegotiation(t *testing.T) {
 				continue
 			}
 			details, _ := e["details"].(map[string]any)
-			if sv, _ := details["supported_versions"].([]any); len(sv) != len(adcp.Supported) {
+			if sv, _ := details["supported_versions"].([]any); len(sv) != len(adcp.Supported()) {
 				t.Errorf("VERSION_UNSUPPORTED details.supported_versions = %v", details)
 			}
 			spectest.Validate(t, "error-details/version-unsupported.json", mustJSON(t, details))

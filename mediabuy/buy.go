@@ -25,15 +25,15 @@ const (
 	Canceled         Status = "canceled"
 )
 
-// Statuses lists every status, in lifecycle order.
-var Statuses = []Status{PendingCreatives, PendingStart, Active, Paused, Completed, Rejected, Canceled}
+// statuses lists every status, in lifecycle order.
+var statuses = []Status{PendingCreatives, PendingStart, Active, Paused, Completed, Rejected, Canceled}
 
 // Terminal reports whether nothing more can happen to a buy in s.
 func (s Status) Terminal() bool { return s == Completed || s == Rejected || s == Canceled }
 
 // ParseStatus returns the status named s.
 func ParseStatus(s string) (Status, bool) {
-	for _, x := range Statuses {
+	for _, x := range statuses {
 		if string(x) == s {
 			return x, true
 		}

@@ -210,14 +210,14 @@ func walkJSON(v any, str, num func(string)) {
 // confidential term that is just one of these words or phrases carries no
 // secret, and blocking it would silence the canned lines themselves.
 func PublicLexicon() []string {
-	out := make([]string, 0, len(decline.Vocabulary)+len(adcp.Channels)*2+len(adcp.FormatKinds)*2+4)
+	out := make([]string, 0, len(decline.Vocabulary)+len(adcp.Channels())*2+len(adcp.FormatKinds())*2+4)
 	for _, e := range decline.Vocabulary {
 		out = append(out, e.Reason)
 	}
-	for _, ch := range adcp.Channels {
+	for _, ch := range adcp.Channels() {
 		out = append(out, ch, decline.ChannelLabel(ch))
 	}
-	for _, k := range adcp.FormatKinds {
+	for _, k := range adcp.FormatKinds() {
 		out = append(out, k, decline.FormatLabel(k))
 	}
 	return append(out,

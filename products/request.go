@@ -227,7 +227,7 @@ func DecodeRequest(args []byte) (req *Request, err error) {
 	}
 	r.Fields = o.strList("fields")
 	for i, f := range r.Fields {
-		if !oneOf(adcp.ProductFields, f) {
+		if !adcp.IsProductField(f) {
 			d.invalid(fmt.Sprintf("fields[%d]", i), fmt.Sprintf("%q is not a product field", f))
 		}
 	}

@@ -310,7 +310,7 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Re
 	}
 	version, verr := adcp.Negotiate(pin, major)
 	if verr != nil {
-		env.Version = adcp.Default
+		env.Version = adcp.Default()
 		var ne *adcp.NegotiationError
 		field := ""
 		if errors.As(verr, &ne) {

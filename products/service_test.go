@@ -502,7 +502,7 @@ func TestServiceFailures(t *testing.T) {
 			}
 			if test.wantCode == "VERSION_UNSUPPORTED" {
 				det, _ := first["details"].(map[string]any)
-				if fmt.Sprint(det["supported_versions"]) != fmt.Sprint(adcp.SupportedStrings()) || m["adcp_version"] != adcp.Default.String() {
+				if fmt.Sprint(det["supported_versions"]) != fmt.Sprint(adcp.SupportedStrings()) || m["adcp_version"] != adcp.Default().String() {
 					t.Errorf("version error = %v, served %v", first, m["adcp_version"])
 				}
 			}

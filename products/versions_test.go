@@ -16,7 +16,7 @@ import (
 // below the demo publisher's floor.
 const readmeBrief = `{"buying_mode":"brief","brief":"Video for a coffee brand launch","filters":{"budget_range":{"max":100,"currency":"USD"}}}`
 
-// TestReleaseWire pins what adcp.Releases says about each served release's
+// TestReleaseWire pins what adcp.Releases() says about each served release's
 // wire: a release marked as Build's wire gets exactly Build's rejected
 // payload but for the adcp_version echo, valid against the official
 // schemas; a stable release before 3.2 gets the decline as a typed,
@@ -24,7 +24,7 @@ const readmeBrief = `{"buying_mode":"brief","brief":"Video for a coffee brand la
 // Wire value, and this test would fail until the service handled it.
 func TestReleaseWire(t *testing.T) {
 	var build adcp.Version // the served release Build is a build of
-	for _, r := range adcp.Releases {
+	for _, r := range adcp.Releases() {
 		if fmt.Sprintf("%d.%d.0-%s", r.Version.Major, r.Version.Minor, r.Version.Pre) == adcp.Build {
 			build = r.Version
 		}
@@ -35,7 +35,7 @@ func TestReleaseWire(t *testing.T) {
 	_, want := demoEnv(t).get(t, nw, anonymous, withVersion(readmeBrief, build.String()))
 	dropReceipt(want)
 
-	for _, r := range adcp.Releases {
+	for _, r := range adcp.Releases() {
 		t.Run(r.Version.String(), func(t *testing.T) {
 			res, m := demoEnv(t).get(t, nw, anonymous, withVersion(readmeBrief, r.Version.String()))
 			status := spectest.GetProducts(t, res.Payload)
@@ -87,8 +87,8 @@ func TestUnservedPins(t *testing.T) {
 			if !slices.Equal(got, adcp.SupportedStrings()) {
 				t.Errorf("supported_versions = %v, want %v", got, adcp.SupportedStrings())
 			}
-			if m["adcp_version"] != adcp.Default.String() {
-				t.Errorf("adcp_version = %v, want the default %s", m["adcp_version"], adcp.Default)
+			if m["adcp_version"] != adcp.Default().String() {
+				t.Errorf("adcp_version = %v, want the default %s", m["adcp_version"], adcp.Default())
 			}
 		})
 	}

@@ -243,12 +243,12 @@ func TestDenyListLexicon(t *testing.T) {
 
 func TestVendorTerms(t *testing.T) {
 	terms := VendorTerms()
-	if len(terms) != len(Vendors) {
-		t.Fatalf("VendorTerms() has %d terms, want %d", len(terms), len(Vendors))
+	if len(terms) != len(vendors) {
+		t.Fatalf("VendorTerms() has %d terms, want %d", len(terms), len(vendors))
 	}
 	for i, term := range terms {
-		if term.Value != Vendors[i] || term.Kind != KindVendor || term.Whole {
-			t.Errorf("VendorTerms()[%d] = %+v, want {%q vendor false}", i, term, Vendors[i])
+		if term.Value != vendors[i] || term.Kind != KindVendor || term.Whole {
+			t.Errorf("VendorTerms()[%d] = %+v, want {%q vendor false}", i, term, vendors[i])
 		}
 	}
 	s := New(NewDenyList(terms, nil))

@@ -48,7 +48,7 @@ func checkScreened(t *testing.T, what, out string, max int) {
 		t.Errorf("%s is %d characters, want at most %d", what, n, max)
 	}
 	sk := Skeleton(out)
-	for _, term := range append(fuzzTerms, Vendors...) {
+	for _, term := range append(fuzzTerms, vendors...) {
 		if ts := Skeleton(term); ts != "" && len([]rune(ts)) >= minSubstring && strings.Contains(sk, ts) {
 			t.Errorf("%s = %q contains the skeleton of %q", what, out, term)
 		}

@@ -1,11 +1,9 @@
 package sanitize
 
-// Vendors are ad-technology vendors and partners whose names a decline must
-// never carry: naming the exchange, verification vendor or data partner
-// behind a decision discloses the seller's stack. Words that are also
-// ordinary English are left out; publishers add such names to a rule's
-// confidential terms.
-var Vendors = []string{
+import "slices"
+
+// vendors is the list Vendors returns.
+var vendors = []string{
 	"Google Ad Manager", "DoubleClick", "DFP", "Magnite", "Rubicon Project",
 	"SpotX", "PubMatic", "Index Exchange", "OpenX", "Xandr", "AppNexus",
 	"Microsoft Invest", "The Trade Desk", "FreeWheel", "SpringServe",
@@ -22,10 +20,17 @@ var Vendors = []string{
 	"Vungle", "AppLovin", "ironSource", "Unity Ads",
 }
 
+// Vendors returns the ad-technology vendors and partners whose names a
+// decline must never carry: naming the exchange, verification vendor or data partner
+// behind a decision discloses the seller's stack. Words that are also
+// ordinary English are left out; publishers add such names to a rule's
+// confidential terms.
+func Vendors() []string { return slices.Clone(vendors) }
+
 // VendorTerms returns Vendors as deny-list terms.
 func VendorTerms() []Term {
-	out := make([]Term, len(Vendors))
-	for i, v := range Vendors {
+	out := make([]Term, len(vendors))
+	for i, v := range vendors {
 		out[i] = Term{Value: v, Kind: KindVendor}
 	}
 	return out

@@ -45,7 +45,7 @@ func TestFailedArmMatchesTheWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	msg, _ := sanitize.New(sanitize.NewDenyList(nil, nil)).Line("a request with this idempotency_key is still in progress", sanitize.MaxMessage)
-	sent, err := outcome.NewFailed(outcome.Envelope{Version: adcp.Default}, outcome.Error{Code: adcp.IdempotencyInFlight, Message: msg, RetryAfter: 13}).Encode()
+	sent, err := outcome.NewFailed(outcome.Envelope{Version: adcp.Default()}, outcome.Error{Code: adcp.IdempotencyInFlight, Message: msg, RetryAfter: 13}).Encode()
 	if err != nil {
 		t.Fatal(err)
 	}

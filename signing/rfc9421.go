@@ -14,9 +14,9 @@ import (
 	"time"
 )
 
-// Components are the covered components the profile requires, in the
+// components are the covered components the profile requires, in the
 // order they are signed.
-var Components = []string{"@method", "@target-uri", "@authority", "content-type", "content-digest"}
+var components = []string{"@method", "@target-uri", "@authority", "content-type", "content-digest"}
 
 // Params are one signature's parameters.
 type Params struct {
@@ -109,8 +109,8 @@ func SignatureBase(req *http.Request, p Params) (base, sigParams string, err err
 		"content-digest": strings.TrimSpace(req.Header.Get("Content-Digest")),
 	}
 	var b strings.Builder
-	quoted := make([]string, len(Components))
-	for i, c := range Components {
+	quoted := make([]string, len(components))
+	for i, c := range components {
 		if values[c] == "" {
 			return "", "", fmt.Errorf("signing: covered component %s is empty", c)
 		}

@@ -129,7 +129,7 @@ func pct(n, d int) float64 {
 // pre-release the storefront serves.
 var versions = func() []string {
 	var v32 []string
-	for _, v := range adcp.Supported {
+	for _, v := range adcp.Supported() {
 		if v.AtLeast(3, 2) {
 			v32 = append(v32, v.String())
 		}

@@ -175,7 +175,7 @@ func acrossPublic(c string) bool {
 
 func holdsVendor(w string) bool {
 	c := canon(w)
-	for _, v := range sanitize.Vendors {
+	for _, v := range sanitize.Vendors() {
 		if cv := canon(v); len(cv) >= 3 && strings.Contains(c, cv) {
 			return true
 		}
@@ -237,7 +237,7 @@ func hexPart(r *rand.Rand) string {
 // chance inside other text.
 var vendors = func() []string {
 	var out []string
-	for _, v := range sanitize.Vendors {
+	for _, v := range sanitize.Vendors() {
 		if !strings.Contains(v, " ") && utf8.RuneCountInString(v) >= 6 {
 			out = append(out, v)
 		}

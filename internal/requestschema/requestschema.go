@@ -20,6 +20,7 @@ import (
 	"math/big"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,15 +44,17 @@ const Root = "official/schemas"
 // scheme-less absolute paths (/schemas/…).
 const base = "https://adcontextprotocol.org"
 
-// Tasks are the AdCP tasks whose request schemas are embedded: every task
-// the storefront serves but comply_test_controller, which takes aliases
-// and scenarios of its own and checks its requests itself. The schema of
-// each is the release manifest's request_schema.
-var Tasks = []string{
+var tasks = []string{
 	"get_adcp_capabilities", "get_products", "get_task_status", "list_tasks",
 	"create_media_buy", "update_media_buy", "get_media_buys", "get_media_buy_delivery",
 	"list_accounts", "sync_accounts", "sync_governance",
 }
+
+// Tasks returns the AdCP tasks whose request schemas are embedded: every
+// task the storefront serves but comply_test_controller, which takes aliases
+// and scenarios of its own and checks its requests itself. The schema of
+// each is the release manifest's request_schema.
+func Tasks() []string { return slices.Clone(tasks) }
 
 // Issue is one way a request breaks its schema.
 type Issue struct {
@@ -163,7 +166,7 @@ func compile(files fs.FS) (*Set, error) {
 	if err := json.Unmarshal(b, &man); err != nil {
 		return nil, fmt.Errorf("the release manifest: %w", err)
 	}
-	for _, task := range Tasks {
+	for _, task := range tasks {
 		rel := man.Tools[task].Request
 		if rel == "" {
 			return nil, fmt.Errorf("the release manifest names no request schema for %s", task)

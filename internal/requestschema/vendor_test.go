@@ -30,7 +30,7 @@ func closure(t *testing.T, schemas string) []string {
 	}
 	seen := map[string]bool{"manifest.json": true}
 	var stack []string
-	for _, task := range Tasks {
+	for _, task := range tasks {
 		if man.Tools[task].Request == "" {
 			t.Fatalf("the manifest names no request schema for %s", task)
 		}
