@@ -41,7 +41,7 @@ func (h *Handler) chartDeclines(c echo.Context) error {
 		for j, day := range cats {
 			vals[j] = float64(st.PerDay[day][slug])
 		}
-		series = append(series, chart.Series{Name: slug, Color: chart.Palette[i%len(chart.Palette)], Values: vals})
+		series = append(series, chart.Series{Name: slug, Color: chart.Color(i), Values: vals})
 	}
 	return svg(c, chart.Stacked(
 		"Declines per slug per day, last "+plural(days, "day"),
@@ -92,7 +92,7 @@ func (h *Handler) chartReturns(c echo.Context) error {
 	var bySlug []chart.Part
 	for i, slug := range decline.Slugs() {
 		if n := r.BySlug[slug]; n > 0 {
-			bySlug = append(bySlug, chart.Part{Name: slug, Color: chart.Palette[i%len(chart.Palette)], Value: float64(n)})
+			bySlug = append(bySlug, chart.Part{Name: slug, Color: chart.Color(i), Value: float64(n)})
 		}
 	}
 	if len(bySlug) > 0 {

@@ -26,8 +26,9 @@ import (
 	"github.com/storefront/storefront/store/pgstore"
 )
 
-// Version is the storefront's build version.
-var Version = "0.1.0-dev"
+// version is the storefront's build version. It is a variable only so a
+// release build can set it (-ldflags "-X github.com/storefront/storefront/app.version=1.2.3").
+var version = "0.1.0-dev"
 
 // Main is one run of the program.
 type Main struct {
@@ -207,7 +208,7 @@ func (m *Main) ParseFlags(args []string) error {
 		fs.Func("allowed-hosts", "comma-separated Host values, e.g. seller.example:8080,10.0.0.5:8080, that agent cards may advertise when a request names one and there is no --public-url (STOREFRONT_ALLOWED_HOSTS)", m.setAllowedHosts)
 		fs.StringVar(&m.DebugAddr, "debug-addr", os.Getenv("STOREFRONT_DEBUG_ADDR"), "serve pprof and expvar on this address, e.g. 127.0.0.1:6060 (STOREFRONT_DEBUG_ADDR); off by default")
 		if m.Command == "bench serve" {
-			fs.StringVar(&m.Fixture, "fixture", bench.DefaultFixture.String(), "size of the generated publisher")
+			fs.StringVar(&m.Fixture, "fixture", bench.DefaultFixture().String(), "size of the generated publisher")
 		}
 		fs.StringVar(&m.Addr, "addr", envOr("STOREFRONT_ADDR", "127.0.0.1:8080"), "address to listen on (STOREFRONT_ADDR)")
 		fs.BoolVar(&m.Sandbox, "sandbox", env.bool("STOREFRONT_SANDBOX"), "sandbox mode: compliance controller and test-kit keys (STOREFRONT_SANDBOX=1)")

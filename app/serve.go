@@ -158,7 +158,7 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 	m.Server = server.New(server.Config{
 		Addr: m.Addr, DefaultPublisher: def, Agent: a, Admin: adm, Store: s,
-		StoreKind: kind, Version: Version, PublicURL: m.PublicURL, AllowedHosts: m.AllowedHosts, Keys: keys, Log: m.log,
+		StoreKind: kind, Version: version, PublicURL: m.PublicURL, AllowedHosts: m.AllowedHosts, Keys: keys, Log: m.log,
 		Metrics: mx.Handler(m.MetricsToken), Limits: m.Limits, MCPSDKOnly: m.MCPSDKOnly,
 	})
 	recovery.Go(ctx, m.log, "background", "retention", func() { retain(ctx, s, m.Retention, m.RetentionEvery, m.now, mx, m.log) })
@@ -183,7 +183,7 @@ func (m *Main) serve(ctx context.Context) error {
 	}
 	m.warnCardOrigin(m.Server.Addr(), m.Server.BaseURL())
 	m.log.Info("storefront serving", "addr", m.Server.Addr(), "mcp", m.Server.BaseURL()+"/mcp",
-		"default_publisher", def, "store", kind, "sandbox", m.Sandbox, "version", Version, "retention", m.Retention.String())
+		"default_publisher", def, "store", kind, "sandbox", m.Sandbox, "version", version, "retention", m.Retention.String())
 	// go run starts the program as a child: stopping go run with a signal
 	// other than Ctrl-C leaves this process serving, so say which it is.
 	fmt.Fprintf(m.Stdout, "storefront serving at %s (process %d; stop it with Ctrl-C or kill %d)\n", m.Server.BaseURL(), os.Getpid(), os.Getpid())

@@ -14,7 +14,7 @@ func TestParseFixture(t *testing.T) {
 	if err != nil || f != (Fixture{Products: 100_000, Rules: 10, Deny: 1_000_000}) {
 		t.Fatalf("ParseFixture = %+v, %v", f, err)
 	}
-	if f, err := ParseFixture(""); err != nil || f != DefaultFixture {
+	if f, err := ParseFixture(""); err != nil || f != DefaultFixture() {
 		t.Fatalf("empty fixture = %+v, %v", f, err)
 	}
 	for _, bad := range []string{"products", "products=0", "rules=3", "deny=-1", "colour=blue", "products=ten", "products=20m"} {

@@ -106,7 +106,7 @@ func BenchmarkGetProducts(b *testing.B) {
 	calls := bench.Mix("3.2-beta.5")
 	for _, n := range ruleSizes {
 		b.Run(fmt.Sprintf("rules=%d", n), func(b *testing.B) {
-			f := bench.DefaultFixture
+			f := bench.DefaultFixture()
 			f.Rules = n
 			s := memstore.New()
 			if err := f.Seed(context.Background(), s); err != nil {
@@ -147,7 +147,7 @@ func BenchmarkGetProducts(b *testing.B) {
 func BenchmarkCatalogueHeap(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("products=%d", n), func(b *testing.B) {
-			f := bench.DefaultFixture
+			f := bench.DefaultFixture()
 			f.Products = n
 			load := func() []products.Product {
 				cat := f.Catalogue()

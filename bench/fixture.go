@@ -31,13 +31,13 @@ type Fixture struct {
 	Deny     int
 }
 
-// DefaultFixture is the size the targets are stated for.
-var DefaultFixture = Fixture{Products: 10_000, Rules: 1_000, Deny: 10_000}
+// DefaultFixture returns the size the targets are stated for.
+func DefaultFixture() Fixture { return Fixture{Products: 10_000, Rules: 1_000, Deny: 10_000} }
 
 // ParseFixture reads "products=10000,rules=1000,deny=10000". Sizes left
 // out keep their defaults; k and m suffixes are accepted (10k, 1m).
 func ParseFixture(s string) (Fixture, error) {
-	f := DefaultFixture
+	f := DefaultFixture()
 	if strings.TrimSpace(s) == "" {
 		return f, nil
 	}

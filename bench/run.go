@@ -53,7 +53,7 @@ type RunOptions struct {
 
 func parseRun(fs *flag.FlagSet, args []string) (RunOptions, error) {
 	var o RunOptions
-	fixture := fs.String("fixture", DefaultFixture.String(), "size of the generated publisher for the comparison")
+	fixture := fs.String("fixture", DefaultFixture().String(), "size of the generated publisher for the comparison")
 	conc := fs.String("concurrency", "1,8,32,64,128", "load points of the latency curve")
 	fs.IntVar(&o.Headline, "headline", 64, "the concurrency the targets are read at")
 	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "measured time per point")

@@ -39,10 +39,10 @@ type Group struct {
 	Parts []Part
 }
 
-// Palette is the colours given, in order, to series and parts without a
+// palette is the colours given, in order, to series and parts without a
 // valid colour of their own. It is chosen to stay distinguishable for the
 // common kinds of colour blindness.
-var Palette = []string{"#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#999999"}
+var palette = []string{"#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#999999"}
 
 var colorRE = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
 
@@ -50,7 +50,7 @@ func colorOf(c string, i int) string {
 	if colorRE.MatchString(c) {
 		return c
 	}
-	return Palette[i%len(Palette)]
+	return Color(i)
 }
 
 const (
@@ -269,3 +269,7 @@ func bars(title, desc string, groups []Group, emptyMsg string, share bool) []byt
 	}
 	return d.close()
 }
+
+// Color is the palette's colour for the i-th series or part: the colours
+// stay distinguishable for the common kinds of colour blindness.
+func Color(i int) string { return palette[i%len(palette)] }
