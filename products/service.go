@@ -413,7 +413,7 @@ func (s *Service) admit(ctx context.Context, p *pass) bool {
 	if errors.As(p.decodeErr, &re) {
 		errs = errs[:0]
 		for _, f := range re.Problems {
-			errs = append(errs, ErrorOf(baseScreen, f.Code, f.Field, f.Message, nil))
+			errs = append(errs, ErrorOf(baseScreen, f.Code, f.Path, f.Detail, nil))
 		}
 	}
 	p.trace.Error = p.decodeErr.Error()
