@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -256,6 +257,20 @@ func body(c echo.Context) ([]byte, error) {
 		return nil, bodyProblem(limit.Classify(err))
 	}
 	return b, nil
+}
+
+// decodeBody reads the request body and decodes it strictly into v. An
+// empty body leaves v as it is, for requests whose fields are all
+// optional.
+func decodeBody(c echo.Context, v any) error {
+	b, err := body(c)
+	if err != nil || len(bytes.TrimSpace(b)) == 0 {
+		return err
+	}
+	if err := problem.Decode(b, v); err != nil {
+		return invalid(err, "")
+	}
+	return nil
 }
 
 // ifMatch reads the If-Match version. Writes require it: without it a

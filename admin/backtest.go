@@ -88,8 +88,8 @@ func (h *Handler) backtest(c echo.Context) error {
 		return err
 	}
 	var req BacktestRequest
-	if err := decodeStrict(b, &req); err != nil {
-		return err
+	if err := problem.Decode(b, &req); err != nil {
+		return invalid(err, "")
 	}
 	ctx := c.Request().Context()
 	run, draft, err := h.backtestRun(ctx, pub(c), req)

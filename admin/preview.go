@@ -91,11 +91,11 @@ func (h *Handler) previewDraft(c echo.Context) error {
 		return err
 	}
 	var d DraftPreview
-	if err := decodeStrict(b, &d); err != nil {
-		return err
+	if err := problem.Decode(b, &d); err != nil {
+		return invalid(err, "")
 	}
 	if len(d.Rulebook) == 0 {
-		return invalid(problemField("/rulebook", "a draft rulebook is required"), "")
+		return invalid(problem.Invalid{{Pointer: "/rulebook", Detail: "a draft rulebook is required"}}, "")
 	}
 	rb, err := decodeRulebook(d.Rulebook, "/rulebook")
 	if err != nil {

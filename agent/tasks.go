@@ -124,8 +124,8 @@ func textRefusal(args []byte) *outcome.Error {
 		return nil
 	}
 	e := outcome.Error{Code: ps[0].Code}
-	e.Message, _ = baseScreen.Line(ps[0].Message, sanitize.MaxMessage)
-	e.Field, _ = baseScreen.Line(ps[0].Field, 200)
+	e.Message, _ = baseScreen.Line(ps[0].Detail, sanitize.MaxMessage)
+	e.Field, _ = baseScreen.Line(ps[0].Path, 200)
 	return &e
 }
 

@@ -192,7 +192,7 @@ func (s *Service) syncOne(ctx context.Context, c Call, path string, entry map[st
 		msg := "brand.domain and operator are required, as lower-case domain names"
 		var re *products.RequestError
 		if errors.As(err, &re) && len(re.Problems) > 0 {
-			msg = re.Problems[0].Message
+			msg = re.Problems[0].Detail
 		}
 		return failed(adcp.InvalidRequest, "brand", msg)
 	case e.Billing == "":

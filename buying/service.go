@@ -163,7 +163,7 @@ func (s *Service) begin(c Call, task string, envelope mediabuy.Envelope) (*answe
 		return a, e
 	}
 	if ps := products.TextProblems(c.Args, true); len(ps) > 0 {
-		e := errorOf(baseScreen, ps[0].Code, ps[0].Field, ps[0].Message, nil)
+		e := errorOf(baseScreen, ps[0].Code, ps[0].Path, ps[0].Detail, nil)
 		return a, &e
 	}
 	return a, nil
@@ -212,7 +212,7 @@ func problems(err error) []outcome.Error {
 	if errors.As(err, &re) && len(re.Problems) > 0 {
 		out := make([]outcome.Error, 0, len(re.Problems))
 		for _, p := range re.Problems {
-			out = append(out, errorOf(baseScreen, p.Code, p.Field, p.Message, nil))
+			out = append(out, errorOf(baseScreen, p.Code, p.Path, p.Detail, nil))
 		}
 		return out
 	}

@@ -193,7 +193,7 @@ func decode(args []byte) (*Request, *failure) {
 	// Text from the raw bytes, as every task reads it: what a scenario
 	// seeds is stored and served.
 	if ps := products.TextProblems(args, true); len(ps) > 0 {
-		return r, fail(InvalidParams, "%s", ps[0].Message)
+		return r, fail(InvalidParams, "%s", ps[0].Detail)
 	}
 	if err := json.Unmarshal(top["scenario"], &r.Scenario); err != nil || r.Scenario == "" {
 		return r, fail(InvalidParams, "scenario is required and must be a string")

@@ -162,7 +162,7 @@ func TestDecodeRefusesWhatIsNotHonoured(t *testing.T) {
 		}
 		found := false
 		for _, p := range re.Problems {
-			if p.Field == c.field && p.Code == c.code {
+			if p.Path == c.field && p.Code == c.code {
 				found = true
 			}
 		}

@@ -12,15 +12,13 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/products"
 )
 
-// Requests are answered with products.RequestError and products.FieldError:
-// one field-error type for every task.
-type (
-	FieldError   = products.FieldError
-	RequestError = products.RequestError
-)
+// Requests are answered with products.RequestError, whose faults are
+// problem.Field: one field-error type for every task.
+type RequestError = products.RequestError
 
 // Envelope is what every request carries besides its task's fields.
 type Envelope struct {
@@ -31,10 +29,10 @@ type Envelope struct {
 }
 
 // errs collects field errors.
-type errs struct{ list []FieldError }
+type errs struct{ list problem.Invalid }
 
 func (e *errs) add(code adcp.Code, field, format string, args ...any) {
-	e.list = append(e.list, FieldError{Code: code, Field: field, Message: fmt.Sprintf(format, args...)})
+	e.list = append(e.list, problem.Fault(code, field, fmt.Sprintf(format, args...)))
 }
 func (e *errs) invalid(field, format string, args ...any) {
 	e.add(adcp.InvalidRequest, field, format, args...)

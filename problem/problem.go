@@ -1,14 +1,18 @@
 // Package problem carries validation failures that point at the offending
 // field of a document (RFC 6901 JSON pointers), so the admin API can render
 // them as RFC 9457 problem details and the console can show each next to its
-// field. Of the storefront it imports only field, whose text rules its
-// decoder applies to every string of a document.
+// field. The buyer tasks report their requests' failures with the same type,
+// adding the AdCP error code and the field as AdCP errors name it. Of the
+// storefront it imports only field, whose text rules its decoder applies to
+// every string of a document, and adcp, for the codes.
 package problem
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
+	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/field"
 )
 
@@ -16,8 +20,50 @@ import (
 type Field struct {
 	// Pointer is an RFC 6901 JSON pointer into the submitted document.
 	Pointer string `json:"pointer"`
-	// Detail says what is wrong, in words a publisher can act on.
+	// Detail says what is wrong, in words the sender can act on.
 	Detail string `json:"detail"`
+	// Code and Path are what an AdCP error carries besides the detail, for
+	// a buyer's request (Fault): the error code, and the place as AdCP
+	// names fields, "brand.industries[0]". The admin API sends neither.
+	Code adcp.Code `json:"-"`
+	Path string    `json:"-"`
+}
+
+// Fault is a failure of a buyer's request at path, named as AdCP names
+// fields ("brand.industries[0]", "" for the request itself). Its pointer is
+// read from the path, which is exact unless a member name on it holds "."
+// or "[": FaultAt is exact for any path.
+func Fault(code adcp.Code, path, detail string) Field {
+	return Field{Pointer: parsePath(path).Pointer(), Detail: detail, Code: code, Path: path}
+}
+
+// FaultAt is a failure of a buyer's request at p.
+func FaultAt(code adcp.Code, p field.Path, detail string) Field {
+	return Field{Pointer: p.Pointer(), Detail: detail, Code: code, Path: p.String()}
+}
+
+// parsePath reads a path as AdCP names fields back into its member names
+// and array indexes.
+func parsePath(s string) field.Path {
+	var p field.Path
+	for s != "" {
+		if s[0] == '[' {
+			if end := strings.IndexByte(s, ']'); end > 0 {
+				if i, err := strconv.Atoi(s[1:end]); err == nil {
+					p = append(p, i)
+					s = strings.TrimPrefix(s[end+1:], ".")
+					continue
+				}
+			}
+		}
+		end := strings.IndexAny(s[1:], ".[") + 1
+		if end == 0 {
+			end = len(s)
+		}
+		p = append(p, s[:end])
+		s = strings.TrimPrefix(s[end:], ".")
+	}
+	return p
 }
 
 // Invalid is a set of field failures. A document with any is refused whole.

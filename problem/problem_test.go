@@ -5,6 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/field"
 )
 
 func TestPointer(t *testing.T) {
@@ -56,6 +59,33 @@ func TestInvalid(t *testing.T) {
 	}
 }
 
+func TestFault(t *testing.T) {
+	for _, test := range []struct{ path, pointer string }{
+		{"", ""},
+		{"brief", "/brief"},
+		{"brand.industries[0]", "/brand/industries/0"},
+		{"refine[3].ask", "/refine/3/ask"},
+		{"filters.format_ids[10].agent_url", "/filters/format_ids/10/agent_url"},
+		{"fields[1]", "/fields/1"},
+		{"account.a/b~c", "/account/a~1b~0c"},
+	} {
+		f := Fault(adcp.InvalidRequest, test.path, "detail")
+		want := Field{Pointer: test.pointer, Detail: "detail", Code: adcp.InvalidRequest, Path: test.path}
+		if f != want {
+			t.Errorf("Fault(%q) = %+v, want %+v", test.path, f, want)
+		}
+	}
+	got := FaultAt(adcp.ValidationError, field.Path{"filters", "a.b", 0}, "detail")
+	if want := (Field{Pointer: "/filters/a.b/0", Detail: "detail", Code: adcp.ValidationError, Path: "filters.a.b[0]"}); got != want {
+		t.Errorf("FaultAt = %+v, want %+v", got, want)
+	}
+	// The AdCP parts stay off the admin API's wire.
+	b, _ := json.Marshal(got)
+	if string(b) != `{"pointer":"/filters/a.b/0","detail":"detail"}` {
+		t.Errorf("JSON = %s", b)
+	}
+}
+
 func TestCheck(t *testing.T) {
 	var v Invalid
 	if !v.Check("/name", nil) || len(v) != 0 {
@@ -66,10 +96,10 @@ func TestCheck(t *testing.T) {
 	v.Check("/voice/a~1b", errors.New("is too long"))
 	v.Check("", errors.New("must be valid UTF-8"))
 	want := Invalid{
-		{"/name", "name is required"},
-		{"/buyer/accounts/2", "accounts[2] must not contain NUL (character 1)"},
-		{"/voice/a~1b", "a/b is too long"},
-		{"", "the value must be valid UTF-8"},
+		{Pointer: "/name", Detail: "name is required"},
+		{Pointer: "/buyer/accounts/2", Detail: "accounts[2] must not contain NUL (character 1)"},
+		{Pointer: "/voice/a~1b", Detail: "a/b is too long"},
+		{Pointer: "", Detail: "the value must be valid UTF-8"},
 	}
 	if len(v) != len(want) {
 		t.Fatalf("Check recorded %v, want %v", v, want)

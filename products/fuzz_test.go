@@ -30,10 +30,10 @@ func FuzzDecodeRequest(f *testing.F) {
 				t.Fatalf("DecodeRequest(%q) reported %d problems", args, len(re.Problems))
 			}
 			for _, p := range re.Problems {
-				if p.Message == "" || (p.Code != adcp.InvalidRequest && p.Code != adcp.ValidationError) {
+				if p.Detail == "" || (p.Code != adcp.InvalidRequest && p.Code != adcp.ValidationError) {
 					t.Errorf("DecodeRequest(%q) problem %+v", args, p)
 				}
-				if p.Message == "the request could not be decoded" {
+				if p.Detail == "the request could not be decoded" {
 					t.Errorf("DecodeRequest(%q) panicked and recovered", args)
 				}
 			}

@@ -8,11 +8,13 @@ import (
 	"math"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/problem"
 )
 
 // Limits on what a request may carry. They bound work per request; a
@@ -133,21 +135,14 @@ type PageRequest struct {
 	Cursor     string
 }
 
-// FieldError is one problem with a request, at one field.
-type FieldError struct {
-	Code adcp.Code
-	// Field is the JSONPath-lite path of the offending field.
-	Field   string
-	Message string
-}
-
-// RequestError is a request the storefront will not act on.
-type RequestError struct{ Problems []FieldError }
+// RequestError is a request the storefront will not act on. Each of its
+// problems carries its AdCP code and the field as AdCP names it (Path).
+type RequestError struct{ Problems problem.Invalid }
 
 func (e *RequestError) Error() string {
 	parts := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
-		parts[i] = p.Field + ": " + p.Message
+		parts[i] = p.Path + ": " + p.Detail
 	}
 	return "invalid get_products request: " + strings.Join(parts, "; ")
 }
@@ -172,11 +167,11 @@ func DecodeRequest(args []byte) (req *Request, err error) {
 	d := &decoder{}
 	defer func() {
 		if p := recover(); p != nil {
-			req, err = nil, &RequestError{Problems: []FieldError{{adcp.InvalidRequest, "", "the request could not be decoded"}}}
+			req, err = nil, &RequestError{Problems: problem.Invalid{problem.Fault(adcp.InvalidRequest, "", "the request could not be decoded")}}
 		}
 	}()
 	if len(args) > MaxArgsBytes {
-		return nil, &RequestError{Problems: []FieldError{{adcp.InvalidRequest, "", fmt.Sprintf("the request is larger than %d bytes", MaxArgsBytes)}}}
+		return nil, &RequestError{Problems: problem.Invalid{problem.Fault(adcp.InvalidRequest, "", fmt.Sprintf("the request is larger than %d bytes", MaxArgsBytes))}}
 	}
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 {
@@ -189,12 +184,12 @@ func DecodeRequest(args []byte) (req *Request, err error) {
 		if errors.As(err, &se) {
 			msg = "the request is not valid JSON"
 		}
-		return nil, &RequestError{Problems: []FieldError{{adcp.InvalidRequest, "", msg}}}
+		return nil, &RequestError{Problems: problem.Invalid{problem.Fault(adcp.InvalidRequest, "", msg)}}
 	}
 	// Text first, from the raw bytes: once decoded, invalid UTF-8 reads
 	// as U+FFFD and could be served as if the buyer had sent it.
-	for _, p := range TextProblems(args, false) {
-		d.add(p.Code, p.Field, p.Message)
+	for _, f := range TextProblems(args, false) {
+		d.fault(f)
 	}
 	r := &Request{}
 	o := object{d: d, path: "", m: top}
@@ -623,14 +618,16 @@ func decodeFilters(o object) Filters {
 	return f
 }
 
-// decoder collects field errors.
-type decoder struct{ errs []FieldError }
+// decoder collects a request's faults, the first 20 of them.
+type decoder struct{ errs problem.Invalid }
 
-func (d *decoder) add(code adcp.Code, field, msg string) {
+func (d *decoder) fault(f problem.Field) {
 	if len(d.errs) < 20 {
-		d.errs = append(d.errs, FieldError{Code: code, Field: field, Message: msg})
+		d.errs = append(d.errs, f)
 	}
 }
+
+func (d *decoder) add(code adcp.Code, field, msg string) { d.fault(problem.Fault(code, field, msg)) }
 
 func (d *decoder) invalid(field, msg string) { d.add(adcp.InvalidRequest, field, msg) }
 
@@ -667,7 +664,7 @@ func (o object) keys() []string {
 	for k := range o.m {
 		out = append(out, k)
 	}
-	sortStrings(out)
+	slices.Sort(out)
 	return out
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/storefront/storefront/adcp"
 )
 
-// fieldProblem is one expected FieldError, without its message.
+// fieldProblem is one expected fault, without its message.
 type fieldProblem struct {
 	code  adcp.Code
 	field string
@@ -30,7 +30,7 @@ func problems(err error) ([]fieldProblem, bool) {
 	}
 	var out []fieldProblem
 	for _, p := range re.Problems {
-		out = append(out, fieldProblem{p.Code, p.Field})
+		out = append(out, fieldProblem{p.Code, p.Path})
 	}
 	return out, true
 }
@@ -165,8 +165,8 @@ func TestDecodeRequestErrors(t *testing.T) {
 			var re *RequestError
 			errors.As(err, &re)
 			for _, p := range re.Problems {
-				if p.Message == "" {
-					t.Errorf("problem at %q has no message", p.Field)
+				if p.Detail == "" {
+					t.Errorf("problem at %q has no message", p.Path)
 				}
 			}
 		})

@@ -79,24 +79,6 @@ type Call struct {
 	PublisherID string
 	Principal   Principal
 	Args        []byte
-
-	// curating marks the background run of a brief the storefront
-	// accepted as a task: it takes no directive and starts no task.
-	curating bool
-	// claim is the directive this call claimed, spent by the answer
-	// that carries it (finish) and released otherwise.
-	claim *Claim
-	// kept is Args as they may be kept and digested (KeptRequest);
-	// nil until run has decoded them.
-	kept []byte
-}
-
-// keptArgs is c's request as it may be kept at rest and digested.
-func (c Call) keptArgs() []byte {
-	if c.kept != nil {
-		return c.kept
-	}
-	return c.Args
 }
 
 // Result is the answer to a call: the outcome, its wire bytes, and the
@@ -282,197 +264,349 @@ var baseScreen = sanitize.New(sanitize.NewDenyList(sanitize.VendorTerms(), nil))
 // GetProducts answers one call. It always returns a result: failures are
 // the error arm, never a Go error and never products.
 func (s *Service) GetProducts(ctx context.Context, c Call) Result {
-	return s.run(ctx, c, nil, true)
+	return s.run(ctx, c, nil, Live)
 }
 
 // Preview answers a call the way GetProducts would, against snap (for
 // example a snapshot of a draft rulebook), without consuming directives or
 // writing to the ledger.
 func (s *Service) Preview(ctx context.Context, c Call, snap *Snapshot) Result {
-	return s.run(ctx, c, snap, false)
+	return s.run(ctx, c, snap, Preview)
 }
 
-func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, live bool) Result {
-	req, reqErr := DecodeRequest(c.Args)
-	if req == nil || req.Push != nil {
+// Mode is how a pass through the pipeline answers: what it may claim or
+// start, and how its answer is recorded.
+type Mode int
+
+const (
+	// Live answers a buyer. It may be answered with a compliance
+	// directive or accept a brief as a task, and its decision is recorded.
+	Live Mode = iota
+	// Curating decides in the background a brief a live call accepted as
+	// a task. Recorded as a live answer is, it takes no directive and
+	// starts no task.
+	Curating
+	// Forced is a live answer a compliance directive chose (its arm, or a
+	// stale cache). It is recorded as forced, without the request a
+	// backtest would replay, since the rulebook did not decide it, and
+	// once recorded it spends the directive.
+	Forced
+	// Preview answers as a live call would, touching nothing: no
+	// directive, no task, no ledger.
+	Preview
+)
+
+// records reports whether answers in mode m go to the ledger.
+func (m Mode) records() bool { return m != Preview }
+
+// pass is one call on its way through the pipeline: what each stage found,
+// for the stages after it. A stage that ends the pass sets result.
+type pass struct {
+	call Call
+	mode Mode
+	// kept is the request as it may be kept at rest and digested
+	// (KeptRequest).
+	kept []byte
+	// decoded is the request as decode read it, and decodeErr its faults;
+	// req is the request once it is admitted under a version the
+	// storefront speaks.
+	decoded   *Request
+	decodeErr error
+	req       *Request
+	env       outcome.Envelope
+	version   adcp.Version
+	snap      *Snapshot
+	// given marks a snapshot the caller supplied (a preview's): sandbox
+	// fixtures replace only the snapshot the pass loaded itself.
+	given bool
+	acct  Account
+	// claim is the directive the pass holds. The answer carrying it spends
+	// it (finish); run releases it otherwise.
+	claim    *Claim
+	brief    merch.Brief
+	decision merch.Decision
+	trace    Trace
+	result   Result
+}
+
+// end ends the pass with r; stages return it to stop the pipeline.
+func (p *pass) end(r Result) bool {
+	p.result = r
+	return false
+}
+
+// force marks the pass as answered by its directive.
+func (p *pass) force() {
+	p.mode = Forced
+	p.trace.Forced = true
+}
+
+// run takes a call through the pipeline's stages, in order: decode,
+// negotiate, admit, load, resolve, seed, ready, claim and evaluate, then
+// answer (forced, curate, compose or match) and finish (encode, record).
+// Each stage either hands the pass on or ends it with the answer. There is
+// no screening stage: a stage that writes buyer-visible text screens it as
+// it writes it (ErrorOf, decline.Compose, project), sanitize being the only
+// way to make such text.
+func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, mode Mode) Result {
+	p := &pass{call: c, mode: mode, snap: snap, given: snap != nil}
+	defer func() { Settle(ctx, s.Directives, p.claim, s.log()) }()
+	s.decode(p)
+	if s.negotiate(ctx, p) &&
+		s.admit(ctx, p) &&
+		s.load(ctx, p) &&
+		s.resolve(ctx, p) &&
+		s.seed(ctx, p) &&
+		s.ready(ctx, p) &&
+		s.claim(ctx, p) &&
+		s.evaluate(ctx, p) {
+		p.result = s.answer(ctx, p)
+	}
+	return p.result
+}
+
+// decode reads the call's arguments. Its faults are reported only once a
+// version is agreed (admit).
+func (s *Service) decode(p *pass) {
+	p.decoded, p.decodeErr = DecodeRequest(p.call.Args)
+	p.kept = p.call.Args
+	if p.decoded == nil || p.decoded.Push != nil {
 		// Only a request with a webhook has secrets to keep out.
-		c.kept = KeptRequest(c.Args)
+		p.kept = KeptRequest(p.call.Args)
 	}
-	var env outcome.Envelope
-	if req != nil {
-		env.Context = req.Context
+	if p.decoded != nil {
+		p.env.Context = p.decoded.Context
 	}
-	// Negotiate first: a buyer on another major cannot read the errors
-	// of this one.
+}
+
+// negotiate picks the version to answer in. It comes first: a buyer on
+// another major cannot read the errors of this one.
+func (s *Service) negotiate(ctx context.Context, p *pass) bool {
 	pin, major := "", 0
-	if req != nil {
-		pin, major = req.AdcpVersion, req.AdcpMajorVersion
+	if p.decoded != nil {
+		pin, major = p.decoded.AdcpVersion, p.decoded.AdcpMajorVersion
 	}
-	version, verr := adcp.Negotiate(pin, major)
-	if verr != nil {
-		env.Version = adcp.Default()
+	version, err := adcp.Negotiate(pin, major)
+	if err != nil {
+		p.env.Version = adcp.Default()
 		var ne *adcp.NegotiationError
 		field := ""
-		if errors.As(verr, &ne) {
+		if errors.As(err, &ne) {
 			field = ne.Field
 		}
-		return s.fail(ctx, c, env, nil, Trace{Error: verr.Error()}, live, ErrorOf(baseScreen, adcp.VersionUnsupported, field, verr.Error(), outcome.VersionDetails()))
+		p.trace = Trace{Error: err.Error()}
+		return p.end(s.fail(ctx, p, ErrorOf(baseScreen, adcp.VersionUnsupported, field, err.Error(), outcome.VersionDetails())))
 	}
-	env.Version = version
-	if reqErr != nil {
-		var re *RequestError
-		errs := []outcome.Error{ErrorOf(baseScreen, adcp.InvalidRequest, "", "the request could not be read", nil)}
-		if errors.As(reqErr, &re) {
-			errs = errs[:0]
-			for _, p := range re.Problems {
-				errs = append(errs, ErrorOf(baseScreen, p.Code, p.Field, p.Message, nil))
-			}
-		}
-		return s.fail(ctx, c, env, req, Trace{Version: version.String(), Error: reqErr.Error()}, live, errs[0], errs[1:]...)
-	}
+	p.env.Version, p.version = version, version
+	p.trace = Trace{Version: version.String()}
+	return true
+}
 
-	previewing := snap != nil
-	if snap == nil {
-		var err error
-		snap, err = s.Snapshots.Snapshot(ctx, c.PublisherID)
+// admit takes the decoded request, or refuses it with each of its faults.
+func (s *Service) admit(ctx context.Context, p *pass) bool {
+	p.req = p.decoded
+	if p.decodeErr == nil {
+		return true
+	}
+	var re *RequestError
+	errs := []outcome.Error{ErrorOf(baseScreen, adcp.InvalidRequest, "", "the request could not be read", nil)}
+	if errors.As(p.decodeErr, &re) {
+		errs = errs[:0]
+		for _, f := range re.Problems {
+			errs = append(errs, ErrorOf(baseScreen, f.Code, f.Path, f.Detail, nil))
+		}
+	}
+	p.trace.Error = p.decodeErr.Error()
+	return p.end(s.fail(ctx, p, errs[0], errs[1:]...))
+}
+
+// load reads the publisher's snapshot, unless the caller gave one.
+func (s *Service) load(ctx context.Context, p *pass) bool {
+	if p.snap == nil {
+		snap, err := s.Snapshots.Snapshot(ctx, p.call.PublisherID)
 		if err != nil {
-			s.log().Error("snapshot unavailable", "publisher", c.PublisherID, "err", err)
-			return s.fail(ctx, c, env, req, Trace{Version: version.String(), Error: err.Error()}, false,
-				outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
+			s.log().Error("snapshot unavailable", "publisher", p.call.PublisherID, "err", err)
+			p.trace.Error = err.Error()
+			return p.end(s.outage(p))
 		}
+		p.snap = snap
 	}
-	trace := Trace{Version: version.String(), RulebookVersion: snap.RulebookVersion, CatalogueVersion: snap.CatalogueVersion}
+	p.trace.RulebookVersion, p.trace.CatalogueVersion = p.snap.RulebookVersion, p.snap.CatalogueVersion
+	return true
+}
 
-	acct, failure := s.account(ctx, c, req, snap)
+// resolve resolves and authorises the account the request names.
+func (s *Service) resolve(ctx context.Context, p *pass) bool {
+	acct, failure := s.account(ctx, p.call, p.req, p.snap)
 	if failure != nil {
-		trace.Error = failure.Message.String()
-		return s.fail(ctx, c, env, req, trace, live, *failure)
+		p.trace.Error = failure.Message.String()
+		return p.end(s.fail(ctx, p, *failure))
 	}
+	p.acct = acct
+	return true
+}
 
-	// A principal that seeded compliance fixtures sees only them, but only
-	// on sandbox accounts (every account of a test-kit key is one): live
-	// accounts are served as they would be without sandbox mode.
-	if !previewing && s.Seeds != nil && (c.Principal.Sandbox || acct.Sandbox) && !c.Principal.Anonymous() {
-		seeded, err := s.Seeds.SeededSnapshot(ctx, c.PublisherID, c.Principal.ID)
-		if err != nil {
-			s.log().Error("seeded snapshot unavailable", "publisher", c.PublisherID, "err", err)
-			return s.fail(ctx, c, env, req, trace, false, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
-		}
-		if seeded != nil {
-			snap = seeded
-			trace.CatalogueVersion = seeded.CatalogueVersion
-		}
+// seed serves a principal that seeded compliance fixtures only them, but
+// only on sandbox accounts (every account of a test-kit key is one): live
+// accounts are served as they would be without sandbox mode.
+func (s *Service) seed(ctx context.Context, p *pass) bool {
+	c := p.call
+	if p.given || s.Seeds == nil || !(c.Principal.Sandbox || p.acct.Sandbox) || c.Principal.Anonymous() {
+		return true
 	}
-
-	if snap.Rulebook == nil {
-		trace.Error = merch.ErrNoRulebook.Error()
-		s.log().Error("no rulebook: refusing to serve products", "publisher", c.PublisherID)
-		return s.fail(ctx, c, env, req, trace, live, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
-	}
-
-	var directive *Directive
-	if live && !c.curating && s.Directives != nil && (acct.Key != "" || c.Principal.Sandbox) && (req.BuyingMode == "brief" || req.BuyingMode == "refine") {
-		key := acct.Key
-		if c.Principal.Sandbox {
-			// A test-kit principal has one sandbox, whatever account a
-			// call names; its directives are kept under no account.
-			key = ""
-		}
-		claim, err := s.Directives.Claim(ctx, c.PublisherID, key, c.Principal.ID)
-		if err != nil {
-			trace.Error = err.Error()
-			return s.fail(ctx, c, env, req, trace, false, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
-		}
-		if claim != nil {
-			defer Settle(ctx, s.Directives, claim, s.log())
-			directive, c.claim = &claim.Directive, claim
-		}
-	}
-
-	brief := NormaliseBrief(req, s.now())
-	d, err := snap.Rules.Evaluate(brief, snap.Catalogue.Market())
+	seeded, err := s.Seeds.SeededSnapshot(ctx, c.PublisherID, c.Principal.ID)
 	if err != nil {
-		trace.Error = err.Error()
-		s.log().Error("rulebook evaluation failed", "publisher", c.PublisherID, "err", err)
-		return s.fail(ctx, c, env, req, trace, live, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
+		s.log().Error("seeded snapshot unavailable", "publisher", c.PublisherID, "err", err)
+		return p.end(s.outage(p))
 	}
+	if seeded != nil {
+		p.snap = seeded
+		p.trace.CatalogueVersion = seeded.CatalogueVersion
+	}
+	return true
+}
+
+// ready refuses to serve products without a rulebook.
+func (s *Service) ready(ctx context.Context, p *pass) bool {
+	if p.snap.Rulebook != nil {
+		return true
+	}
+	p.trace.Error = merch.ErrNoRulebook.Error()
+	s.log().Error("no rulebook: refusing to serve products", "publisher", p.call.PublisherID)
+	return p.end(s.fail(ctx, p, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable}))
+}
+
+// claim holds the compliance directive a live brief or refine request may
+// be answered with, if there is one.
+func (s *Service) claim(ctx context.Context, p *pass) bool {
+	c, req := p.call, p.req
+	if p.mode != Live || s.Directives == nil || (p.acct.Key == "" && !c.Principal.Sandbox) || (req.BuyingMode != "brief" && req.BuyingMode != "refine") {
+		return true
+	}
+	key := p.acct.Key
+	if c.Principal.Sandbox {
+		// A test-kit principal has one sandbox, whatever account a
+		// call names; its directives are kept under no account.
+		key = ""
+	}
+	claim, err := s.Directives.Claim(ctx, c.PublisherID, key, c.Principal.ID)
+	if err != nil {
+		p.trace.Error = err.Error()
+		return p.end(s.outage(p))
+	}
+	p.claim = claim
+	return true
+}
+
+// evaluate runs the rulebook on the request's brief.
+func (s *Service) evaluate(ctx context.Context, p *pass) bool {
+	p.brief = NormaliseBrief(p.req, s.now())
+	d, err := p.snap.Rules.Evaluate(p.brief, p.snap.Catalogue.Market())
+	if err != nil {
+		p.trace.Error = err.Error()
+		s.log().Error("rulebook evaluation failed", "publisher", p.call.PublisherID, "err", err)
+		return p.end(s.fail(ctx, p, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable}))
+	}
+	p.decision = d
 	for _, r := range d.Reasons() {
-		trace.Fired = append(trace.Fired, FiredRule{ID: r.RuleID, Name: r.RuleName, Slug: string(r.Slug), Disclosure: r.Level.String()})
+		p.trace.Fired = append(p.trace.Fired, FiredRule{ID: r.RuleID, Name: r.RuleName, Slug: string(r.Slug), Disclosure: r.Level.String()})
 	}
+	return true
+}
 
-	stale := directive != nil && directive.Arm == "stale"
-	if directive != nil && !stale {
-		trace.Forced = true
-		if directive.Arm == "submitted" {
-			if _, failure := s.submit(ctx, c, req, acct, directive); failure != nil {
-				trace.Error = failure.Message.String()
-				return s.fail(ctx, c, env, req, trace, live, *failure)
-			}
-			o := outcome.NewSubmitted(env, directive.TaskID, screenOptional(baseScreen, directive.Message))
-			return s.finish(ctx, c, o, req, acct, trace, d, live, true)
+// answer answers the evaluated pass: with the arm its directive forces, as
+// a task for a brief to curate, with the composed decline, or with the
+// matched products.
+func (s *Service) answer(ctx context.Context, p *pass) Result {
+	req := p.req
+	switch {
+	case p.claim != nil && p.claim.Arm != "stale":
+		return s.forced(ctx, p)
+	case p.mode == Live && p.claim == nil && s.Curation != nil && req.Push != nil && !p.call.Principal.Anonymous() &&
+		(req.BuyingMode == "brief" || req.BuyingMode == "refine"):
+		return s.curate(ctx, p)
+	case p.decision.Declined():
+		return s.finish(ctx, p, s.compose(p))
+	}
+	o, failure := s.match(p)
+	if failure != nil {
+		return s.fail(ctx, p, *failure)
+	}
+	return s.finish(ctx, p, o)
+}
+
+// forced answers with the arm the pass's directive forces: a submitted
+// task, or a decline in the compliance caller's words.
+func (s *Service) forced(ctx context.Context, p *pass) Result {
+	p.force()
+	directive := &p.claim.Directive
+	if directive.Arm == "submitted" {
+		if _, failure := s.submit(ctx, p, directive); failure != nil {
+			p.trace.Error = failure.Message.String()
+			return s.fail(ctx, p, *failure)
 		}
-		// A forced reason is the compliance caller's own words: cleaned of
-		// markup and vendor names, never matched against the deny-list,
-		// whose verdict would confirm which of them are the publisher's
-		// secrets.
-		composed := decline.Compose(decline.Input{
-			Grounds: d.Grounds(),
-			Voice:   snap.Rulebook.Voice,
-			Cap:     acct.Disclosure,
-			Forced:  &decline.Forced{Reason: directive.Reason, Suggestions: directive.Suggestions},
-		}, baseScreen)
-		return s.finish(ctx, c, s.declined(env, version, composed), req, acct, trace, d, live, true)
+		return s.finish(ctx, p, outcome.NewSubmitted(p.env, directive.TaskID, screenOptional(baseScreen, directive.Message)))
 	}
+	// A forced reason is the compliance caller's own words: cleaned of
+	// markup and vendor names, never matched against the deny-list,
+	// whose verdict would confirm which of them are the publisher's
+	// secrets.
+	composed := decline.Compose(decline.Input{
+		Grounds: p.decision.Grounds(),
+		Voice:   p.snap.Rulebook.Voice,
+		Cap:     p.acct.Disclosure,
+		Forced:  &decline.Forced{Reason: directive.Reason, Suggestions: directive.Suggestions},
+	}, baseScreen)
+	return s.finish(ctx, p, s.declined(p.env, p.version, composed))
+}
 
-	if directive == nil && live && !c.curating && s.Curation != nil && req.Push != nil && !c.Principal.Anonymous() &&
-		(req.BuyingMode == "brief" || req.BuyingMode == "refine") {
-		return s.curate(ctx, c, env, req, acct, trace, d, snap)
-	}
-
-	if d.Declined() {
-		trace.Disclosure = acct.Disclosure.String()
-		composed := decline.Compose(decline.Input{
-			Grounds:      DeclineGrounds(snap, req, d),
-			Voice:        snap.Rulebook.Voice,
-			Cap:          acct.Disclosure,
-			Verify:       Verifier(snap, req, brief),
-			VerifyFigure: FigureVerifier(snap, req, brief),
-		}, snap.Screen)
-		trace.Checks = composed.Checks
-		for i, ch := range composed.Offered {
-			tc := TracedChange{Text: composed.Suggestions[i].String()}
-			for _, e := range ch.Edits {
-				tc.Kinds = append(tc.Kinds, string(e.Kind))
-			}
-			trace.Suggestions = append(trace.Suggestions, tc)
+// compose words the rulebook's decline for the account's disclosure cap,
+// with the suggestions verified against the catalogue.
+func (s *Service) compose(p *pass) outcome.Outcome {
+	snap, req := p.snap, p.req
+	p.trace.Disclosure = p.acct.Disclosure.String()
+	composed := decline.Compose(decline.Input{
+		Grounds:      DeclineGrounds(snap, req, p.decision),
+		Voice:        snap.Rulebook.Voice,
+		Cap:          p.acct.Disclosure,
+		Verify:       Verifier(snap, req, p.brief),
+		VerifyFigure: FigureVerifier(snap, req, p.brief),
+	}, snap.Screen)
+	p.trace.Checks = composed.Checks
+	for i, ch := range composed.Offered {
+		tc := TracedChange{Text: composed.Suggestions[i].String()}
+		for _, e := range ch.Edits {
+			tc.Kinds = append(tc.Kinds, string(e.Kind))
 		}
-		return s.finish(ctx, c, s.declined(env, version, composed), req, acct, trace, d, live, false)
+		p.trace.Suggestions = append(p.trace.Suggestions, tc)
 	}
+	return s.declined(p.env, p.version, composed)
+}
 
+// match matches the catalogue for an accepted request: the completed arm,
+// or the error a bad cursor or refine entry earns.
+func (s *Service) match(p *pass) (outcome.Outcome, *outcome.Error) {
 	var warnings []outcome.Error
-	if stale {
+	if p.claim != nil && p.claim.Arm == "stale" {
 		// A compliance run forced an upstream outage: answer from the
 		// snapshot in hand and say so, without failing the call.
 		age := 0
-		if !snap.BuiltAt.IsZero() {
-			age = max(0, int(s.now().Sub(snap.BuiltAt).Seconds()))
+		if !p.snap.BuiltAt.IsZero() {
+			age = max(0, int(s.now().Sub(p.snap.BuiltAt).Seconds()))
 		}
-		w := ErrorOf(snap.Screen, adcp.StaleResponse, "", "Served from cache: an upstream inventory service is temporarily unavailable.",
+		w := ErrorOf(p.snap.Screen, adcp.StaleResponse, "", "Served from cache: an upstream inventory service is temporarily unavailable.",
 			map[string]any{"served_from_cache": true, "cache_age_seconds": age})
 		warnings = append(warnings, w)
-		trace.Forced = true
+		p.force()
 	}
-	o, failure := s.completed(env, req, acct, snap, &trace, warnings)
-	if failure != nil {
-		return s.fail(ctx, c, env, req, trace, live, *failure)
-	}
-	return s.finish(ctx, c, o, req, acct, trace, d, live, stale)
+	return s.completed(p.env, p.req, p.acct, p.snap, &p.trace, warnings)
 }
 
 // submit records the task a submitted directive creates. A webhook the
 // storefront cannot honour is refused, never silently dropped.
-func (s *Service) submit(ctx context.Context, c Call, req *Request, acct Account, d *Directive) (Submission, *outcome.Error) {
-	sub := Submission{TaskID: d.TaskID, Account: acct.Key, Principal: c.Principal.ID, Message: d.Message, Request: c.keptArgs(), Push: req.Push}
+func (s *Service) submit(ctx context.Context, p *pass, d *Directive) (Submission, *outcome.Error) {
+	c, req := p.call, p.req
+	sub := Submission{TaskID: d.TaskID, Account: p.acct.Key, Principal: c.Principal.ID, Message: d.Message, Request: p.kept, Push: req.Push}
 	if req.Push != nil {
 		if req.Push.OperationID == "" {
 			e := ErrorOf(baseScreen, adcp.InvalidRequest, "push_notification_config.operation_id", "a task that registers a webhook needs push_notification_config.operation_id", nil)
@@ -503,21 +637,22 @@ func (s *Service) submit(ctx context.Context, c Call, req *Request, acct Account
 
 // curate accepts a brief as a task: the answer now is submitted, with a
 // new task id, and the brief is decided in the background by the same
-// pipeline, its answer delivered to the buyer's webhook.
-func (s *Service) curate(ctx context.Context, c Call, env outcome.Envelope, req *Request, acct Account, trace Trace, d merch.Decision, snap *Snapshot) Result {
+// pipeline (Curating), its answer delivered to the buyer's webhook.
+func (s *Service) curate(ctx context.Context, p *pass) Result {
 	id, err := newTaskID()
 	if err != nil {
-		return s.fail(ctx, c, env, req, trace, true, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
+		return s.fail(ctx, p, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
 	}
-	sub, failure := s.submit(ctx, c, req, acct, &Directive{Arm: "submitted", TaskID: id, Message: curatingMessage})
+	sub, failure := s.submit(ctx, p, &Directive{Arm: "submitted", TaskID: id, Message: curatingMessage})
 	if failure != nil {
-		trace.Error = failure.Message.String()
-		return s.fail(ctx, c, env, req, trace, true, *failure)
+		p.trace.Error = failure.Message.String()
+		return s.fail(ctx, p, *failure)
 	}
-	res := s.finish(ctx, c, outcome.NewSubmitted(env, id, screenOptional(snap.Screen, curatingMessage)), req, acct, trace, d, true, false)
+	res := s.finish(ctx, p, outcome.NewSubmitted(p.env, id, screenOptional(p.snap.Screen, curatingMessage)))
 	if res.Outcome.Arm() == outcome.Submitted {
-		bg := Call{PublisherID: c.PublisherID, Principal: c.Principal, Args: c.Args, curating: true}
-		s.Curation.Curate(c.PublisherID, sub, func(ctx context.Context) Result { return s.run(ctx, bg, nil, true) })
+		c := p.call
+		bg := Call{PublisherID: c.PublisherID, Principal: c.Principal, Args: c.Args}
+		s.Curation.Curate(c.PublisherID, sub, func(ctx context.Context) Result { return s.run(ctx, bg, nil, Curating) })
 	}
 	return res
 }
@@ -776,42 +911,44 @@ func (s *Service) account(ctx context.Context, c Call, req *Request, snap *Snaps
 	return a, nil
 }
 
-// finish records the decision and returns the answer. If the ledger append
-// fails, the buyer gets the transient error arm: no answer leaves
-// unrecorded.
-func (s *Service) finish(ctx context.Context, c Call, o outcome.Outcome, req *Request, acct Account, trace Trace, d merch.Decision, live, forced bool) Result {
+// finish ends a pass with its answer: encoded, recorded in the ledger
+// (unless previewing), the directive that forced it spent, and a decline
+// given its receipt. If the ledger append fails, the buyer gets the
+// transient error arm: no answer leaves unrecorded.
+func (s *Service) finish(ctx context.Context, p *pass, o outcome.Outcome) Result {
+	c := p.call
 	payload, err := o.Encode()
 	if err != nil {
-		trace.Error = err.Error()
-		return s.internal(ctx, c, o.Envelope(), req, trace)
+		p.trace.Error = err.Error()
+		return s.internal(p, o.Envelope())
 	}
-	if !live {
-		return Result{Outcome: o, Payload: payload, Trace: trace}
+	if !p.mode.records() {
+		return Result{Outcome: o, Payload: payload, Trace: p.trace}
 	}
-	entry, err := s.Ledger.Append(ctx, s.record(c, o, req, acct, trace, d, payload, forced))
+	entry, err := s.Ledger.Append(ctx, s.record(p, o, payload))
 	if err != nil {
 		s.log().Error("ledger append failed: answering with the error arm", "publisher", c.PublisherID, "err", err)
-		trace.Error = "ledger: " + err.Error()
-		return s.unavailable(o.Envelope(), trace)
+		p.trace.Error = "ledger: " + err.Error()
+		return s.unavailable(o.Envelope(), p.trace)
 	}
-	if forced && c.claim != nil {
+	if p.mode == Forced && p.claim != nil {
 		// The answer carrying the directive is recorded: spend it now,
 		// before the answer leaves. A claim that no longer holds is not
 		// answered with, and the recorded decision has no reply, as
 		// when a caller goes away mid-append.
-		if err := SpendClaim(ctx, s.Directives, c.claim); err != nil {
+		if err := SpendClaim(ctx, s.Directives, p.claim); err != nil {
 			s.log().Error("spending a directive failed: answering with the error arm", "publisher", c.PublisherID, "err", err)
-			trace.Error = "directive: " + err.Error()
-			return s.unavailable(o.Envelope(), trace)
+			p.trace.Error = "directive: " + err.Error()
+			return s.unavailable(o.Envelope(), p.trace)
 		}
 	}
 	if o.Arm() == outcome.Rejected {
 		o = o.WithReceipt(outcome.Receipt{Sequence: entry.Sequence, EntryHash: entry.Hash})
 		if payload, err = o.Encode(); err != nil {
-			return s.internal(ctx, c, o.Envelope(), req, trace)
+			return s.internal(p, o.Envelope())
 		}
 	}
-	return Result{Outcome: o, Payload: payload, Trace: trace}
+	return Result{Outcome: o, Payload: payload, Trace: p.trace}
 }
 
 // unavailable is the transient error arm for an answer that could not be
@@ -822,12 +959,14 @@ func (s *Service) unavailable(env outcome.Envelope, trace Trace) Result {
 	return Result{Outcome: f, Payload: p, Trace: trace}
 }
 
-func (s *Service) record(c Call, o outcome.Outcome, req *Request, acct Account, trace Trace, d merch.Decision, payload []byte, forced bool) ledger.Record {
+// record is the ledger record of a pass's answer.
+func (s *Service) record(p *pass, o outcome.Outcome, payload []byte) ledger.Record {
+	c, acct, trace, d, forced := p.call, p.acct, p.trace, p.decision, p.mode == Forced
 	r := ledger.Record{
 		Publisher:       c.PublisherID,
 		Account:         acct.Key,
 		Principal:       c.Principal.ID,
-		RequestDigest:   ledger.Digest(c.keptArgs()),
+		RequestDigest:   ledger.Digest(p.kept),
 		RulebookVersion: trace.RulebookVersion,
 		Arm:             o.Arm().String(),
 		Slug:            o.Slug(),
@@ -839,7 +978,7 @@ func (s *Service) record(c Call, o outcome.Outcome, req *Request, acct Account, 
 	if !forced {
 		// Kept beside the chain for backtests, which replay what the
 		// rulebook decided; forced answers it did not decide.
-		r.Request = c.keptArgs()
+		r.Request = p.kept
 	}
 	if r.Slug == "" {
 		for _, e := range o.Errors() {
@@ -851,36 +990,49 @@ func (s *Service) record(c Call, o outcome.Outcome, req *Request, acct Account, 
 	return r
 }
 
-// fail builds the error arm. Failures are recorded when they can be; a
-// failure to record a failure does not change the answer.
-func (s *Service) fail(ctx context.Context, c Call, env outcome.Envelope, req *Request, trace Trace, live bool, first outcome.Error, more ...outcome.Error) Result {
-	o := outcome.NewFailed(env, first, more...)
+// fail ends a pass with the error arm. Failures are recorded when the mode
+// records; a failure to record a failure does not change the answer.
+func (s *Service) fail(ctx context.Context, p *pass, first outcome.Error, more ...outcome.Error) Result {
+	c := p.call
+	o := outcome.NewFailed(p.env, first, more...)
 	payload, err := o.Encode()
 	if err != nil {
-		return s.internal(ctx, c, env, req, trace)
+		return s.internal(p, p.env)
 	}
-	if live && s.Ledger != nil {
+	if p.mode.records() && s.Ledger != nil {
 		acctKey := ""
-		if req != nil {
-			acctKey = req.Account.Key()
+		if p.req != nil {
+			acctKey = p.req.Account.Key()
 		}
 		rec := ledger.Record{
 			Publisher: c.PublisherID, Account: acctKey, Principal: c.Principal.ID,
-			RequestDigest: ledger.Digest(c.keptArgs()), RulebookVersion: trace.RulebookVersion,
+			RequestDigest: ledger.Digest(p.kept), RulebookVersion: p.trace.RulebookVersion,
 			Arm: "failed", ResponseDigest: ledger.Digest(payload),
 		}
 		if _, err := s.Ledger.Append(ctx, rec); err != nil {
 			s.log().Warn("could not record a failed decision", "publisher", c.PublisherID, "err", err)
 		}
 	}
-	return Result{Outcome: o, Payload: payload, Trace: trace}
+	return Result{Outcome: o, Payload: payload, Trace: p.trace}
 }
 
-func (s *Service) internal(ctx context.Context, c Call, env outcome.Envelope, req *Request, trace Trace) Result {
-	s.log().Error("encoding a response failed", "publisher", c.PublisherID, "err", trace.Error)
+// outage ends a pass the storefront cannot serve for want of something of
+// its own (the snapshot, a sandbox catalogue, the directives): the
+// transient error arm, which is logged and not recorded.
+func (s *Service) outage(p *pass) Result {
+	o := outcome.NewFailed(p.env, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
+	payload, err := o.Encode()
+	if err != nil {
+		return s.internal(p, p.env)
+	}
+	return Result{Outcome: o, Payload: payload, Trace: p.trace}
+}
+
+func (s *Service) internal(p *pass, env outcome.Envelope) Result {
+	s.log().Error("encoding a response failed", "publisher", p.call.PublisherID, "err", p.trace.Error)
 	o := outcome.NewFailed(env, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Internal})
-	p, _ := o.Encode()
-	return Result{Outcome: o, Payload: p, Trace: trace}
+	out, _ := o.Encode()
+	return Result{Outcome: o, Payload: out, Trace: p.trace}
 }
 
 // ErrorOf builds an error whose message and field pass the screen.

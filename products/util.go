@@ -1,5 +1,0 @@
-package products
-
-import "sort"
-
-func sortStrings(s []string) { sort.Strings(s) }
