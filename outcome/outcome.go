@@ -281,12 +281,12 @@ type (
 		Decline DeclineSlug `json:"decline"`
 		Receipt *Receipt    `json:"receipt,omitempty"`
 	}
-	// DeclineSlug names the public decline category.
+	// DeclineSlug names the public decline category. Its slug is a
+	// vocab.Slug held as a string, on this wire type only: the published
+	// response schema describes it as a string.
 	DeclineSlug struct {
-		Fixable bool `json:"fixable"`
-		// Slug is a vocab.Slug held as a string here, on the wire type
-		// only: the published response schema describes it as a string.
-		Slug string `json:"slug"`
+		Fixable bool   `json:"fixable"`
+		Slug    string `json:"slug"`
 	}
 )
 
