@@ -25,11 +25,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/storefront/storefront/a2aserver"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/internal/kittest"
 	"github.com/storefront/storefront/internal/spectest"
 	"github.com/storefront/storefront/internal/testenv"
 	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/vocab"
 )
 
 // recorder is an HTTP transport that sends a bearer token and keeps the
@@ -342,7 +342,7 @@ func TestCard(t *testing.T) {
 		}
 	}
 	want := map[string]string{}
-	for _, e := range decline.Vocabulary {
+	for _, e := range vocab.Vocabulary() {
 		want[strings.ReplaceAll(string(e.Slug), "_", "-")] = e.Reason
 	}
 	if diff := cmp.Diff(want, params); diff != "" {
@@ -484,8 +484,8 @@ func TestCapabilities(t *testing.T) {
 		t.Errorf("capabilities differ between MCP and A2A (-mcp +a2a):\n%s", diff)
 	}
 	ext := decode(t, got)["ext"].(map[string]any)["io.github.storefront"].(map[string]any)
-	if v, _ := ext["decline_vocabulary"].([]any); len(v) != len(decline.Vocabulary) {
-		t.Errorf("capabilities publish %d vocabulary entries, want %d", len(v), len(decline.Vocabulary))
+	if v, _ := ext["decline_vocabulary"].([]any); len(v) != len(vocab.Vocabulary()) {
+		t.Errorf("capabilities publish %d vocabulary entries, want %d", len(v), len(vocab.Vocabulary()))
 	}
 }
 

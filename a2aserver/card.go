@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/storefront/storefront/agent"
-	"github.com/storefront/storefront/decline"
+	"github.com/storefront/storefront/vocab"
 )
 
 // Extension URIs and the refusal part's media type.
@@ -30,11 +30,12 @@ const (
 
 // RefusalRules is the refusal extension's params: every published decline
 // slug in kebab case, mapped to its one-line public reason. It is generated
-// from decline.Vocabulary and never edited by hand; only public slugs are
-// in it, never a rulebook's internal rule ids.
+// from the vocabulary and never edited by hand; only public slugs are in
+// it, never a rulebook's internal rule ids.
 func RefusalRules() map[string]string {
-	out := make(map[string]string, len(decline.Vocabulary))
-	for _, e := range decline.Vocabulary {
+	entries := vocab.Vocabulary()
+	out := make(map[string]string, len(entries))
+	for _, e := range entries {
 		out[e.Slug.Kebab()] = e.Reason
 	}
 	return out

@@ -13,10 +13,10 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/storefront/storefront/agent"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/sanitize"
+	"github.com/storefront/storefront/vocab"
 )
 
 // handler implements a2asrv.RequestHandler directly instead of running an
@@ -343,13 +343,13 @@ func typedError(payload []byte, legacy bool) (any, bool, error) {
 
 // declined is the vocabulary entry of a rejected reply's slug (from the
 // agent's _meta), and the slug itself.
-func declined(r agent.Reply) (decline.Entry, string, bool) {
+func declined(r agent.Reply) (vocab.Entry, string, bool) {
 	meta, _ := r.Meta[outcome.Namespace+"/decline"].(map[string]any)
 	slug, _ := meta["slug"].(string)
 	if slug == "" {
-		return decline.Entry{}, "", false
+		return vocab.Entry{}, "", false
 	}
-	e, ok := decline.Lookup(decline.Slug(slug))
+	e, ok := vocab.Lookup(vocab.Slug(slug))
 	return e, slug, ok
 }
 

@@ -337,6 +337,6 @@ func TestREADMEVersions(t *testing.T) {
 	}
 	want := ReleasesMarkdown()
 	if !strings.Contains(string(readme), want) {
-		t.Errorf("README.md does not hold the served releases as adcp.Releases has them; put this table in it:\n%s", want)
+		t.Errorf("README.md does not hold the served releases as adcp.Releases() has them; put this table in it:\n%s", want)
 	}
 }

@@ -8,10 +8,10 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/storefront/storefront/audit"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/field"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 func (h *Handler) listAccounts(c echo.Context) error {
@@ -33,7 +33,7 @@ type AccountSettings struct {
 	Sandbox     bool   `json:"sandbox"`
 	// DisclosureCap is the account's trust tier: the most any rule may
 	// disclose to it.
-	DisclosureCap *decline.Level `json:"disclosure_cap,omitempty"`
+	DisclosureCap *vocab.Level `json:"disclosure_cap,omitempty"`
 }
 
 func (h *Handler) putAccount(c echo.Context) error {
@@ -53,7 +53,7 @@ func (h *Handler) putAccount(c echo.Context) error {
 	if err := v.Err(); err != nil {
 		return invalid(err, "")
 	}
-	a := store.Account{ID: c.Param("id"), Operator: s.Operator, BrandDomain: s.BrandDomain, BrandID: s.BrandID, Sandbox: s.Sandbox, Disclosure: decline.Exact}
+	a := store.Account{ID: c.Param("id"), Operator: s.Operator, BrandDomain: s.BrandDomain, BrandID: s.BrandID, Sandbox: s.Sandbox, Disclosure: vocab.Exact}
 	if s.DisclosureCap != nil {
 		a.Disclosure = *s.DisclosureCap
 	}

@@ -325,7 +325,7 @@ var decisionColumns = []string{"sequence", "time", "task", "arm", "slug", "accou
 	"request_digest", "response_digest", "sandbox", "forced", "entry_hash", "prev_hash"}
 
 func decisionRow(d Decision) []string {
-	return []string{strconv.FormatInt(d.Sequence, 10), d.Time.UTC().Format(time.RFC3339Nano), d.Task, d.Arm, d.Slug, d.Account, d.Principal,
+	return []string{strconv.FormatInt(d.Sequence, 10), d.Time.UTC().Format(time.RFC3339Nano), d.Task, d.Arm, string(d.Slug), d.Account, d.Principal,
 		bulk.Cell(d.RuleIDs), strconv.FormatInt(d.RulebookVersion, 10), d.RequestDigest, d.ResponseDigest,
 		bulk.Bool(d.Sandbox), bulk.Bool(d.Forced), d.Hash, d.PrevHash}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/storefront/storefront/console/chart"
-	"github.com/storefront/storefront/decline"
+	"github.com/storefront/storefront/vocab"
 )
 
 // The charts are the decision stats drawn as SVG on the server, so the
@@ -33,13 +33,13 @@ func (h *Handler) chartDeclines(c echo.Context) error {
 		cats = append(cats, d.Format("2006-01-02"))
 	}
 	var series []chart.Series
-	for i, slug := range decline.Slugs() {
-		if st.Slugs[slug] == 0 {
+	for i, slug := range vocab.Slugs() {
+		if st.Slugs[vocab.Slug(slug)] == 0 {
 			continue
 		}
 		vals := make([]float64, len(cats))
 		for j, day := range cats {
-			vals[j] = float64(st.PerDay[day][slug])
+			vals[j] = float64(st.PerDay[day][vocab.Slug(slug)])
 		}
 		series = append(series, chart.Series{Name: slug, Color: chart.Color(i), Values: vals})
 	}
@@ -90,8 +90,8 @@ func (h *Handler) chartReturns(c echo.Context) error {
 		{Name: "asked again and got products", Color: armColors["completed"], Value: float64(r.Converted)},
 	}}}
 	var bySlug []chart.Part
-	for i, slug := range decline.Slugs() {
-		if n := r.BySlug[slug]; n > 0 {
+	for i, slug := range vocab.Slugs() {
+		if n := r.BySlug[vocab.Slug(slug)]; n > 0 {
 			bySlug = append(bySlug, chart.Part{Name: slug, Color: chart.Color(i), Value: float64(n)})
 		}
 	}

@@ -10,30 +10,30 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 // Decision is one ledger entry as the API returns it. It names internal
 // rule ids: it is for the publisher only.
 type Decision struct {
-	Sequence        int64     `json:"sequence"`
-	Time            time.Time `json:"time"`
-	Account         string    `json:"account,omitempty"`
-	Principal       string    `json:"principal,omitempty"`
-	Task            string    `json:"task"`
-	Arm             string    `json:"arm"`
-	Slug            string    `json:"slug,omitempty"`
-	RuleIDs         []string  `json:"rule_ids"`
-	RulebookVersion int64     `json:"rulebook_version"`
-	RequestDigest   string    `json:"request_digest"`
-	ResponseDigest  string    `json:"response_digest"`
-	Sandbox         bool      `json:"sandbox,omitempty"`
-	Forced          bool      `json:"forced,omitempty"`
-	Hash            string    `json:"entry_hash"`
-	PrevHash        string    `json:"prev_hash"`
+	Sequence        int64      `json:"sequence"`
+	Time            time.Time  `json:"time"`
+	Account         string     `json:"account,omitempty"`
+	Principal       string     `json:"principal,omitempty"`
+	Task            string     `json:"task"`
+	Arm             string     `json:"arm"`
+	Slug            vocab.Slug `json:"slug,omitempty"`
+	RuleIDs         []string   `json:"rule_ids"`
+	RulebookVersion int64      `json:"rulebook_version"`
+	RequestDigest   string     `json:"request_digest"`
+	ResponseDigest  string     `json:"response_digest"`
+	Sandbox         bool       `json:"sandbox,omitempty"`
+	Forced          bool       `json:"forced,omitempty"`
+	Hash            string     `json:"entry_hash"`
+	PrevHash        string     `json:"prev_hash"`
 }
 
 func decisionOf(e ledger.Entry) Decision {
@@ -91,10 +91,10 @@ func filterOf(c echo.Context) (store.DecisionFilter, error) {
 		f.Arm = arm
 	}
 	if s := q.Get("slug"); s != "" {
-		if _, err := decline.ParseSlug(s); err != nil {
+		if _, err := vocab.ParseSlug(s); err != nil {
 			v.Add("/slug", "%v", err)
 		}
-		f.Slug = s
+		f.Slug = vocab.Slug(s)
 	}
 	f.Account = q.Get("account")
 	for name, dst := range map[string]*time.Time{"since": &f.Since, "until": &f.Until} {
@@ -211,11 +211,11 @@ func (h *Handler) verify(c echo.Context) error {
 // Stats are counts for the console's charts: decisions per arm, declines
 // per slug per day, and briefs that came back after a fixable decline.
 type Stats struct {
-	Since   time.Time                 `json:"since"`
-	Arms    map[string]int            `json:"arms"`
-	Slugs   map[string]int            `json:"slugs"`
-	PerDay  map[string]map[string]int `json:"declines_per_day"`
-	Returns ReturnStats               `json:"returns_after_fixable_decline"`
+	Since   time.Time                     `json:"since"`
+	Arms    map[string]int                `json:"arms"`
+	Slugs   map[vocab.Slug]int            `json:"slugs"`
+	PerDay  map[string]map[vocab.Slug]int `json:"declines_per_day"`
+	Returns ReturnStats                   `json:"returns_after_fixable_decline"`
 }
 
 // ReturnStats count accounts that asked again after a fixable decline.
@@ -225,9 +225,9 @@ type ReturnStats struct {
 	// Returned is how many of them the same account followed with
 	// another request; Converted, with one that was answered with
 	// products.
-	Returned  int            `json:"returned"`
-	Converted int            `json:"converted"`
-	BySlug    map[string]int `json:"converted_by_slug"`
+	Returned  int                `json:"returned"`
+	Converted int                `json:"converted"`
+	BySlug    map[vocab.Slug]int `json:"converted_by_slug"`
 }
 
 func (h *Handler) stats(c echo.Context) error {
@@ -259,10 +259,10 @@ func daysParam(c echo.Context) (int, error) {
 // today included.
 func (h *Handler) statsFor(ctx context.Context, publisher string, days int) (Stats, error) {
 	since := h.now().UTC().Truncate(24*time.Hour).AddDate(0, 0, -days+1)
-	st := Stats{Since: since, Arms: map[string]int{}, Slugs: map[string]int{}, PerDay: map[string]map[string]int{},
-		Returns: ReturnStats{BySlug: map[string]int{}}}
+	st := Stats{Since: since, Arms: map[string]int{}, Slugs: map[vocab.Slug]int{}, PerDay: map[string]map[vocab.Slug]int{},
+		Returns: ReturnStats{BySlug: map[vocab.Slug]int{}}}
 	// The fixable slugs a later request from the same account answers.
-	open := map[string]string{}
+	open := map[string]vocab.Slug{}
 	err := h.Store.WalkLedger(ctx, publisher, func(e ledger.Entry) error {
 		if e.Time.Before(since) {
 			return nil
@@ -272,7 +272,7 @@ func (h *Handler) statsFor(ctx context.Context, publisher string, days int) (Sta
 			st.Slugs[e.Slug]++
 			day := e.Time.UTC().Format("2006-01-02")
 			if st.PerDay[day] == nil {
-				st.PerDay[day] = map[string]int{}
+				st.PerDay[day] = map[vocab.Slug]int{}
 			}
 			st.PerDay[day][e.Slug]++
 		}
@@ -290,7 +290,7 @@ func (h *Handler) statsFor(ctx context.Context, publisher string, days int) (Sta
 			delete(open, e.Account)
 		}
 		if e.Slug != "" {
-			if entry, ok := decline.Lookup(decline.Slug(e.Slug)); ok && entry.Fixable {
+			if entry, ok := vocab.Lookup(e.Slug); ok && entry.Fixable {
 				st.Returns.Declined++
 				open[e.Account] = e.Slug
 			}

@@ -15,11 +15,11 @@ import (
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/buying"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/field"
 	"github.com/storefront/storefront/mediabuy"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 // mountBuying adds the order desk, the media buys and delivery reporting.
@@ -145,8 +145,8 @@ func (h *Handler) declineOrder(c echo.Context) error {
 		return err
 	}
 	var req struct {
-		Slug   string `json:"slug"`
-		Reason string `json:"reason"`
+		Slug   vocab.Slug `json:"slug"`
+		Reason string     `json:"reason"`
 	}
 	if err := problem.Decode(raw, &req); err != nil {
 		return invalid(err, "")
@@ -155,11 +155,11 @@ func (h *Handler) declineOrder(c echo.Context) error {
 	if v.Check("/reason", field.Prose.Check(req.Reason)); len(v) > 0 {
 		return invalid(v, "")
 	}
-	composed, err := svc.Decline(c.Request().Context(), pub(c), c.Param("id"), admin(c).Name, decline.Slug(req.Slug), req.Reason, h.Notify)
+	composed, err := svc.Decline(c.Request().Context(), pub(c), c.Param("id"), admin(c).Name, req.Slug, req.Reason, h.Notify)
 	var re *buying.ReasonError
 	switch {
 	case errors.Is(err, buying.ErrUnknownSlug):
-		return invalid(problem.Invalid{{Pointer: "/slug", Detail: fmt.Sprintf("%q is not a published decline slug (want one of %s)", req.Slug, strings.Join(decline.Slugs(), ", "))}}, "")
+		return invalid(problem.Invalid{{Pointer: "/slug", Detail: fmt.Sprintf("%q is not a published decline slug (want one of %s)", req.Slug, strings.Join(vocab.Slugs(), ", "))}}, "")
 	case errors.As(err, &re):
 		return invalid(problem.Invalid{{Pointer: "/reason", Detail: "the buyer would read something else: " + re.Screened +
 			"; write the reason without confidential names, ids or markup"}}, "")

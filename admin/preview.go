@@ -11,11 +11,11 @@ import (
 
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/backtest"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/mcpserver"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 // PreviewResult pairs the internal decision with exactly what the buyer
@@ -185,7 +185,7 @@ func (p PreviewAccounts) Resolve(ctx context.Context, publisher string, pr produ
 	key := store.Account{Operator: ref.Operator, BrandDomain: ref.Brand.Domain, BrandID: ref.Brand.BrandID, Sandbox: ref.Sandbox}.NaturalKey()
 	a, err := p.Store.AccountByKey(ctx, publisher, key)
 	if errors.Is(err, store.ErrNotFound) {
-		return products.Account{Key: "(new) " + key, Sandbox: ref.Sandbox, Disclosure: decline.Exact}, nil
+		return products.Account{Key: "(new) " + key, Sandbox: ref.Sandbox, Disclosure: vocab.Exact}, nil
 	}
 	if err != nil {
 		return products.Account{}, err

@@ -8,10 +8,10 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/storefront/storefront/audit"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 // Version is one rulebook version as the API returns it.
@@ -248,7 +248,7 @@ func (h *Handler) getVoice(c echo.Context) error {
 // putVoice replaces the voice section: a new rulebook version with the
 // same rules.
 func (h *Handler) putVoice(c echo.Context) error {
-	var v decline.Voice
+	var v vocab.Voice
 	match, err := versionedWrite(c, &v)
 	if err != nil {
 		return err

@@ -267,7 +267,7 @@ func reply(o outcome.Outcome) Reply {
 	r := Reply{Payload: payload, Failed: !o.OK(), Meta: map[string]any{}}
 	switch o.Arm() {
 	case outcome.Rejected:
-		r.Meta[outcome.Namespace+"/decline"] = map[string]any{"slug": o.Slug()}
+		r.Meta[outcome.Namespace+"/decline"] = map[string]any{"slug": string(o.Slug())}
 		if rej, ok := o.Rejection(); ok {
 			r.Summary = rej.Reason
 		}

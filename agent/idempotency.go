@@ -15,6 +15,7 @@ import (
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 // The replay window the capabilities declare, and the lease of a
@@ -74,7 +75,7 @@ func (a *Agent) idempotent(ctx context.Context, c Call, p products.Principal, to
 		}
 		r := Reply{Payload: markReplayed(withContext(existing.Payload, env.Context)), Failed: existing.Failed, Meta: map[string]any{}}
 		if existing.Slug != "" {
-			r.Meta[outcome.Namespace+"/decline"] = map[string]any{"slug": existing.Slug}
+			r.Meta[outcome.Namespace+"/decline"] = map[string]any{"slug": string(existing.Slug)}
 		}
 		return r
 	}
@@ -98,7 +99,7 @@ func (a *Agent) idempotent(ctx context.Context, c Call, p products.Principal, to
 		slug, _ = d["slug"].(string)
 	}
 	a.settle(ctx, "caching an idempotent response", func(ctx context.Context) error {
-		return a.Store.CompleteReplay(ctx, c.Publisher, scope, key, token, r.Payload, r.Failed, slug)
+		return a.Store.CompleteReplay(ctx, c.Publisher, scope, key, token, r.Payload, r.Failed, vocab.Slug(slug))
 	})
 	return r
 }

@@ -204,7 +204,7 @@ func authReply(c Call, authErr error) Reply {
 func buyingReply(r buying.Result) Reply {
 	out := Reply{Payload: r.Payload, Failed: r.Failed, Meta: map[string]any{}, Summary: r.Summary}
 	if r.Slug != "" {
-		out.Meta[outcome.Namespace+"/decline"] = map[string]any{"slug": r.Slug}
+		out.Meta[outcome.Namespace+"/decline"] = map[string]any{"slug": string(r.Slug)}
 	}
 	return out
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/store/memstore"
+	"github.com/storefront/storefront/vocab"
 )
 
 // replayStore is the in-memory store with the idempotency records
@@ -35,7 +36,7 @@ func (s *replayStore) ReserveReplay(ctx context.Context, publisher string, r sto
 	return s.existing(r), nil
 }
 
-func (s *replayStore) CompleteReplay(ctx context.Context, publisher, scope, key, token string, payload []byte, failed bool, slug string) error {
+func (s *replayStore) CompleteReplay(ctx context.Context, publisher, scope, key, token string, payload []byte, failed bool, slug vocab.Slug) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.completed++

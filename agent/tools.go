@@ -15,12 +15,14 @@ import (
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/signing"
+	"github.com/storefront/storefront/vocab"
 )
 
 // VocabularyMeta is the decline vocabulary as tool _meta carries it.
 func VocabularyMeta() []map[string]any {
-	out := make([]map[string]any, 0, len(decline.Vocabulary))
-	for _, e := range decline.Vocabulary {
+	entries := vocab.Vocabulary()
+	out := make([]map[string]any, 0, len(entries))
+	for _, e := range entries {
 		kinds := make([]string, len(e.Suggests))
 		for i, k := range e.Suggests {
 			kinds[i] = string(k)
@@ -41,7 +43,7 @@ func GetProductsDescription() string {
 	b.WriteString("rejected (the seller declines the brief on commercial grounds: a sanitized reason and, when the decline is fixable, suggestions), ")
 	b.WriteString("or failed (errors[] and adcp_error). The rejected arm is served to buyers pinned to AdCP 3.2; earlier releases receive the decline as a typed, correctable error carrying the same text.\n")
 	b.WriteString("Decline slugs (in ext." + outcome.Namespace + ".decline.slug and _meta):\n")
-	for _, e := range decline.Vocabulary {
+	for _, e := range vocab.Vocabulary() {
 		fix := "final"
 		if e.Fixable {
 			fix = "fixable"

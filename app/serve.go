@@ -14,7 +14,6 @@ import (
 	"github.com/storefront/storefront/bench"
 	"github.com/storefront/storefront/buying"
 	"github.com/storefront/storefront/compliance"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/governance"
 	"github.com/storefront/storefront/internal/clock"
@@ -26,6 +25,7 @@ import (
 	"github.com/storefront/storefront/signing"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/store/pgstore"
+	"github.com/storefront/storefront/vocab"
 	"github.com/storefront/storefront/webhook"
 )
 
@@ -88,7 +88,7 @@ func (m *Main) serve(ctx context.Context) error {
 	keys := &signing.Keys{Store: s, Now: m.Now}
 	hooks.Signer = keys
 	defer hooks.Wait(context.Background())
-	mx := metrics.New(metrics.Labels{Versions: adcp.SupportedStrings(), Slugs: decline.Slugs(), Codes: adcp.Codes()})
+	mx := metrics.New(metrics.Labels{Versions: adcp.SupportedStrings(), Slugs: vocab.Slugs(), Codes: adcp.Codes()})
 	mx.WatchScreen(sanitize.Withheld)
 	if pg, ok := s.(*pgstore.Store); ok {
 		pg.ObserveBatches(mx.LedgerBatch)

@@ -33,6 +33,7 @@ import (
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 // Baseline is what the draft's answers are compared with.
@@ -112,9 +113,9 @@ type Progress struct {
 // answer that was replayed; the ledger does not record it, so it is nil
 // for the Recorded baseline.
 type Answer struct {
-	Arm      string `json:"arm"`
-	Slug     string `json:"slug,omitempty"`
-	Products *int   `json:"products,omitempty"`
+	Arm      string     `json:"arm"`
+	Slug     vocab.Slug `json:"slug,omitempty"`
+	Products *int       `json:"products,omitempty"`
 }
 
 // Declined reports whether the answer is a decline.
@@ -465,8 +466,8 @@ func answerOf(o outcome.Outcome) Answer {
 	}
 	if a.Slug == "" {
 		for _, e := range o.Errors() {
-			if det, ok := e.Details["decline"].(map[string]any); ok {
-				a.Slug, _ = det["slug"].(string)
+			if s := e.DeclineSlug(); s != "" {
+				a.Slug = s
 			}
 		}
 	}
@@ -573,7 +574,7 @@ func (a *aggregate) add(res result) bool {
 		slug = res.before.Slug
 	}
 	if slug != "" {
-		g := group(a.bySlug, slug)
+		g := group(a.bySlug, string(slug))
 		g.add(kind)
 		g.Budgets.add(kind, budget)
 	}

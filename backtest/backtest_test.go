@@ -114,8 +114,8 @@ func replayByHand(t *testing.T, f *fixture, draft *products.Snapshot, since time
 		res := svc.Preview(ctx, products.Call{PublisherID: demo.PublisherID, Principal: p, Args: e.Request}, draft)
 		slug := res.Outcome.Slug()
 		for _, er := range res.Outcome.Errors() {
-			if dec, ok := er.Details["decline"].(map[string]any); ok {
-				slug = dec["slug"].(string)
+			if s := er.DeclineSlug(); s != "" {
+				slug = s
 			}
 		}
 		d.replayed++
@@ -126,12 +126,12 @@ func replayByHand(t *testing.T, f *fixture, draft *products.Snapshot, since time
 		switch {
 		case e.Slug == "" && slug != "":
 			d.newly++
-			d.newlyBySlug[slug]++
+			d.newlyBySlug[string(slug)]++
 			d.newlyByAccount[e.Account]++
 			d.newlyUSD += budget
 		case e.Slug != "" && slug == "":
 			d.noLonger++
-			d.noLongerBySlug[e.Slug]++
+			d.noLongerBySlug[string(e.Slug)]++
 			d.noLongerUSD += budget
 		case e.Slug != slug:
 			d.slugChanged++

@@ -13,11 +13,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 // PublisherID is the generated publisher's id.
@@ -175,18 +175,18 @@ func (f Fixture) Rulebook(catalogue []products.Product) merch.Rulebook {
 		switch i % 4 {
 		case 0:
 			rule.When.Keywords = []string{nonsense(r) + " " + nonsense(r), nonsense(r)}
-			rule.Decline = merch.Action{Slug: decline.CategoryNotAccepted, Disclosure: decline.Category}
+			rule.Decline = merch.Action{Slug: vocab.CategoryNotAccepted, Disclosure: vocab.Category}
 		case 1:
 			rule.When.BrandDomains = []string{nonsense(r) + ".example"}
-			rule.Decline = merch.Action{Slug: decline.CommerciallyDeclined, Disclosure: decline.None}
+			rule.Decline = merch.Action{Slug: vocab.CommerciallyDeclined, Disclosure: vocab.None}
 		case 2:
 			rule.When.Industries = []string{"tobacco"}
 			rule.When.Channels = []string{"ctv"}
-			rule.Decline = merch.Action{Slug: decline.CategoryNotAccepted, Disclosure: decline.Category}
+			rule.Decline = merch.Action{Slug: vocab.CategoryNotAccepted, Disclosure: vocab.Category}
 		default:
 			rule.When.Keywords = []string{nonsense(r)}
 			rule.When.Channels = []string{"streaming_audio"}
-			rule.Decline = merch.Action{Slug: decline.CommerciallyDeclined, Disclosure: decline.Category}
+			rule.Decline = merch.Action{Slug: vocab.CommerciallyDeclined, Disclosure: vocab.Category}
 		}
 		rb.Rules = append(rb.Rules, rule)
 	}

@@ -138,7 +138,7 @@ func (e entryError) Error() string { return "sync_accounts entry: " + string(e.e
 // syncOne provisions one entry. A per-entry problem is that entry's
 // failure, not the request's; only an outage is an error.
 func (s *Service) syncOne(ctx context.Context, c Call, path string, entry map[string]json.RawMessage, dryRun bool) (AccountWire, error) {
-	failedWith := func(code adcp.Code, field, msg string, details map[string]any) (AccountWire, error) {
+	failedWith := func(code adcp.Code, field, msg string, details *outcome.Details) (AccountWire, error) {
 		e := errorOf(baseScreen, code, path+"."+field, msg, details)
 		aw := AccountWire{Action: "failed", Status: "rejected", Errors: []outcome.Error{e}}
 		// An entry's result names its brand and operator; a settings
@@ -200,7 +200,7 @@ func (s *Service) syncOne(ctx context.Context, c Call, path string, entry map[st
 	case !slices.Contains(SupportedBilling, e.Billing):
 		// The seller-wide gate (error-details/billing-not-supported.json).
 		return failedWith(adcp.BillingNotSupported, "billing", "this seller invoices the operator only: send billing operator",
-			map[string]any{"scope": "capability", "supported_billing": SupportedBilling})
+			&outcome.Details{BillingScope: &outcome.BillingScope{Scope: "capability", SupportedBilling: SupportedBilling}})
 	case e.PaymentTerms != "" && !slices.Contains(paymentTerms, e.PaymentTerms):
 		return failed(adcp.PaymentTermsNotSupported, "payment_terms", "payment_terms must be one of net_15, net_30, net_45, net_60, net_90 or prepay")
 	case e.Timezone != nil:

@@ -15,6 +15,7 @@ import (
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 // Verdict is the rulebook's judgement of a buy: the first package a rule
@@ -70,7 +71,7 @@ func leadTimeStart(v Verdict, b *mediabuy.Buy) (time.Time, bool) {
 	var earliest adcp.Date
 	for _, r := range v.Decision.Reasons() {
 		g := r.Grounds()
-		if g.Slug == decline.LeadTimeTooShort && g.Facts.EarliestStart.After(earliest) {
+		if g.Slug == vocab.LeadTimeTooShort && g.Facts.EarliestStart.After(earliest) {
 			earliest = g.Facts.EarliestStart
 		}
 	}
@@ -189,7 +190,7 @@ func (s *Service) Create(ctx context.Context, c Call) Result {
 		terms := mediabuy.Terms(&b, p, &prod)
 		if ok, why := snap.Catalogue.Offers(p.ProductID, terms.Filters, terms.GeoCountries); !ok {
 			return a.fail(ctx, true, errorOf(snap.Screen, adcp.ProductUnavailable, fmt.Sprintf("packages[%d].product_id", i),
-				fmt.Sprintf("product %s is not available on these terms (%s)", p.ProductID, why), map[string]any{"excluded_by": why}))
+				fmt.Sprintf("product %s is not available on these terms (%s)", p.ProductID, why), &outcome.Details{Exclusion: &outcome.Exclusion{ExcludedBy: why}}))
 		}
 	}
 	v, err := Judge(snap, &b, acct, req.ASAP, now)
@@ -200,7 +201,7 @@ func (s *Service) Create(ctx context.Context, c Call) Result {
 	b.RulebookVersion = snap.RulebookVersion
 	if v.Refused >= 0 {
 		e, composed := Refusal(snap, v, acct)
-		a.rec.Slug, a.rec.RuleIDs = string(composed.Slug), v.Decision.RuleIDs()
+		a.rec.Slug, a.rec.RuleIDs = composed.Slug, v.Decision.RuleIDs()
 		return a.fail(ctx, true, e)
 	}
 	// The seller's own rules first, then the buyer's governance: a buy

@@ -11,6 +11,7 @@ import (
 	"github.com/storefront/storefront/mediabuy"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 // displayBuy is a create_media_buy request for one package of the demo's
@@ -147,7 +148,7 @@ func TestASAPRefusalCitesTheFlightItWouldRun(t *testing.T) {
 		budget      float64
 		end         string
 		start, last string // the get_products flight with the same terms
-		slug        string
+		slug        vocab.Slug
 	}{
 		{"budget below the floor", 400, "2027-01-31T00:00:00Z", "2026-11-30", "2027-01-30", "budget_below_minimum"},
 		{"flight ends inside the lead time", 5000, "2026-11-30T00:00:00Z", "2026-11-29", "2026-11-29", "lead_time_too_short"},

@@ -260,17 +260,17 @@ func (s *Service) governed(ctx context.Context, a *answer, snap *products.Snapsh
 		return &e
 	}
 	if !v.Approved {
-		findings := make([]governance.Finding, len(v.Findings))
+		findings := make([]outcome.Finding, len(v.Findings))
 		for i, f := range v.Findings {
 			f.Explanation = screened(snap.Screen, f.Explanation)
 			f.CategoryID, f.PolicyID, f.Severity = screened(snap.Screen, f.CategoryID), screened(snap.Screen, f.PolicyID), screened(snap.Screen, f.Severity)
-			findings[i] = f
+			findings[i] = outcome.Finding(f)
 		}
 		msg := "the account's governance agent denied this buy"
 		if v.Explanation != "" {
 			msg += ": " + v.Explanation
 		}
-		e := errorOf(snap.Screen, adcp.GovernanceDenied, "", msg, map[string]any{"check_id": screened(snap.Screen, v.CheckID), "findings": findings})
+		e := errorOf(snap.Screen, adcp.GovernanceDenied, "", msg, &outcome.Details{GovernanceDenial: &outcome.GovernanceDenial{CheckID: screened(snap.Screen, v.CheckID), Findings: findings}})
 		return &e
 	}
 	b.Governance = &mediabuy.Governance{Context: req.GovernanceContext, Agent: reg.URL, CheckID: v.CheckID, Approval: v.Context, ExpiresAt: v.ExpiresAt}

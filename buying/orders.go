@@ -13,6 +13,7 @@ import (
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 // Errors of the order desk.
@@ -105,8 +106,8 @@ func (s *Service) Approve(ctx context.Context, publisher, taskID, by string, not
 // Decline refuses the order with a published slug and, optionally, the
 // publisher's own words, composed in the seller's voice like any decline.
 // Words the screen would change are refused (*ReasonError), never altered.
-func (s *Service) Decline(ctx context.Context, publisher, taskID, by string, slug decline.Slug, reason string, notify Notify) (decline.Composed, error) {
-	if _, ok := decline.Lookup(slug); !ok {
+func (s *Service) Decline(ctx context.Context, publisher, taskID, by string, slug vocab.Slug, reason string, notify Notify) (decline.Composed, error) {
+	if _, ok := vocab.Lookup(slug); !ok {
 		return decline.Composed{}, ErrUnknownSlug
 	}
 	o, task, err := s.pending(ctx, publisher, taskID)
@@ -117,7 +118,7 @@ func (s *Service) Decline(ctx context.Context, publisher, taskID, by string, slu
 	if err != nil {
 		return decline.Composed{}, err
 	}
-	in := decline.Input{Grounds: []decline.Grounds{{Slug: slug, Level: decline.Category}}, Cap: decline.Exact}
+	in := decline.Input{Grounds: []vocab.Grounds{{Slug: slug, Level: vocab.Category}}, Cap: vocab.Exact}
 	if snap.Rulebook != nil {
 		in.Voice = snap.Rulebook.Voice
 	}
@@ -130,7 +131,7 @@ func (s *Service) Decline(ctx context.Context, publisher, taskID, by string, slu
 	}
 	composed := decline.Compose(in, snap.Screen)
 	a, _ := s.orderAnswer(publisher, o, task)
-	a.rec.Slug = string(composed.Slug)
+	a.rec.Slug = composed.Slug
 	payload, err := outcome.NewFailed(a.env, products.DeclineError(composed)).Encode()
 	if err != nil {
 		return composed, err
@@ -139,7 +140,7 @@ func (s *Service) Decline(ctx context.Context, publisher, taskID, by string, slu
 		return composed, err
 	}
 	t, err := s.Store.DecideOrder(ctx, publisher, store.Decision{TaskID: taskID, Status: store.OrderDeclined, By: by, At: s.now(),
-		Slug: string(composed.Slug), Reason: composed.Reason.String(), TaskStatus: "failed", Result: payload})
+		Slug: composed.Slug, Reason: composed.Reason.String(), TaskStatus: "failed", Result: payload})
 	if errors.Is(err, store.ErrConflict) {
 		return composed, ErrDecided
 	}

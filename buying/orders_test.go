@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"github.com/storefront/storefront/buying"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 // order sends a buy over the demo's 100,000 USD review threshold to the
@@ -70,7 +70,7 @@ func TestOrderDeskApproves(t *testing.T) {
 	if _, err := e.svc.Approve(ctx, demo.PublisherID, id, "desk", notify); !errors.Is(err, buying.ErrDecided) {
 		t.Errorf("approving again = %v, want ErrDecided", err)
 	}
-	if _, err := e.svc.Decline(ctx, demo.PublisherID, id, "desk", decline.CommerciallyDeclined, "", notify); !errors.Is(err, buying.ErrDecided) {
+	if _, err := e.svc.Decline(ctx, demo.PublisherID, id, "desk", vocab.CommerciallyDeclined, "", notify); !errors.Is(err, buying.ErrDecided) {
 		t.Errorf("declining an approved order = %v, want ErrDecided", err)
 	}
 	entries, _ := e.store.Decisions(ctx, demo.PublisherID, store.DecisionFilter{Limit: 2})
@@ -88,7 +88,7 @@ func TestOrderDeskDeclines(t *testing.T) {
 
 	// The publisher's words are screened, never altered: a reason naming
 	// a confidential term is refused and nothing is decided.
-	_, err := e.svc.Decline(ctx, demo.PublisherID, id, "desk", decline.CommerciallyDeclined, "Dana Whitcombe will not sign this.", notify)
+	_, err := e.svc.Decline(ctx, demo.PublisherID, id, "desk", vocab.CommerciallyDeclined, "Dana Whitcombe will not sign this.", notify)
 	var re *buying.ReasonError
 	if !errors.As(err, &re) || len(notified) != 0 {
 		t.Fatalf("Decline with a confidential name = %v (notified %d), want a ReasonError and no decision", err, len(notified))
@@ -96,7 +96,7 @@ func TestOrderDeskDeclines(t *testing.T) {
 	if _, err := e.svc.Decline(ctx, demo.PublisherID, id, "desk", "no_such_slug", "", notify); !errors.Is(err, buying.ErrUnknownSlug) {
 		t.Errorf("Decline with an unknown slug = %v", err)
 	}
-	composed, err := e.svc.Decline(ctx, demo.PublisherID, id, "desk", decline.FlightUnavailable, "This quarter is fully booked for large orders.", notify)
+	composed, err := e.svc.Decline(ctx, demo.PublisherID, id, "desk", vocab.FlightUnavailable, "This quarter is fully booked for large orders.", notify)
 	if err != nil {
 		t.Fatalf("Decline = %v", err)
 	}
@@ -134,7 +134,7 @@ func TestOrderDecidedOnce(t *testing.T) {
 			if i%2 == 0 {
 				_, err = e.svc.Approve(context.Background(), demo.PublisherID, id, "desk", notify)
 			} else {
-				_, err = e.svc.Decline(context.Background(), demo.PublisherID, id, "desk", decline.CommerciallyDeclined, "", notify)
+				_, err = e.svc.Decline(context.Background(), demo.PublisherID, id, "desk", vocab.CommerciallyDeclined, "", notify)
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -158,15 +158,15 @@ func TestTrustTierReview(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	rb := demo.Rulebook()
-	rb.Orders.ReviewTiers = []decline.Level{decline.Category}
+	rb.Orders.ReviewTiers = []vocab.Level{vocab.Category}
 	if _, err := e.store.SaveRulebook(ctx, demo.PublisherID, rb, 1, "test", "tier review"); err != nil {
 		t.Fatal(err)
 	}
-	acct, err := e.store.EnsureAccount(ctx, demo.PublisherID, store.Account{Operator: "pinnacle-agency.example", BrandDomain: "acme.example", Disclosure: decline.Exact})
+	acct, err := e.store.EnsureAccount(ctx, demo.PublisherID, store.Account{Operator: "pinnacle-agency.example", BrandDomain: "acme.example", Disclosure: vocab.Exact})
 	if err != nil {
 		t.Fatal(err)
 	}
-	acct.Disclosure = decline.Category
+	acct.Disclosure = vocab.Category
 	if _, err := e.store.PutAccount(ctx, demo.PublisherID, acct); err != nil {
 		t.Fatal(err)
 	}

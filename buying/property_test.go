@@ -13,10 +13,10 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/vocab"
 )
 
 // genRulebook draws a rulebook of decline rules over every predicate a
@@ -30,7 +30,7 @@ func genRulebook(t *rapid.T) merch.Rulebook {
 	n := rapid.IntRange(1, 6).Draw(t, "rules")
 	for i := range n {
 		var c merch.Condition
-		var slug decline.Slug
+		var slug vocab.Slug
 		switch rapid.IntRange(0, 9).Draw(t, fmt.Sprint("kind", i)) {
 		case 0:
 			per := map[string]float64{}
@@ -40,42 +40,42 @@ func genRulebook(t *rapid.T) merch.Rulebook {
 				}
 			}
 			c.BudgetBelow = &merch.BudgetFloor{Currency: "USD", Minimum: float64(rapid.IntRange(0, 40000).Draw(t, fmt.Sprint("floor", i))), PerChannel: per}
-			slug = decline.BudgetBelowMinimum
+			slug = vocab.BudgetBelowMinimum
 		case 1:
 			c.ChannelsOffered = rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"display", "olv", "ctv", "streaming_audio", "dooh"}), 1, 3, rapid.ID[string]).Draw(t, fmt.Sprint("channels", i))
-			slug = decline.ChannelNotOffered
+			slug = vocab.ChannelNotOffered
 		case 2:
 			s := adcp.MustDate("2026-11-29").AddDays(rapid.IntRange(0, 90).Draw(t, fmt.Sprint("soldfrom", i)))
 			c.SoldOut = []merch.Window{{Start: s, End: s.AddDays(rapid.IntRange(0, 20).Draw(t, fmt.Sprint("soldlen", i)))}}
-			slug = decline.FlightUnavailable
+			slug = vocab.FlightUnavailable
 		case 3:
 			d := rapid.IntRange(0, 10).Draw(t, fmt.Sprint("lead", i))
 			c.LeadTimeDays = &d
-			slug = decline.LeadTimeTooShort
+			slug = vocab.LeadTimeTooShort
 		case 4:
 			c.CountriesServed = rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"US", "CA", "GB", "FR"}), 1, 2, rapid.ID[string]).Draw(t, fmt.Sprint("countries", i))
-			slug = decline.GeoNotServed
+			slug = vocab.GeoNotServed
 		case 5:
 			c.FormatKindsOffered = rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"image", "video_hosted", "video_vast", "audio_hosted", "html5"}), 1, 3, rapid.ID[string]).Draw(t, fmt.Sprint("kinds", i))
-			slug = decline.FormatNotOffered
+			slug = vocab.FormatNotOffered
 		case 6:
 			c.Industries = []string{rapid.SampledFrom([]string{"gambling_betting", "cannabis", "automotive"}).Draw(t, fmt.Sprint("industry", i))}
-			slug = decline.CategoryNotAccepted
+			slug = vocab.CategoryNotAccepted
 		case 7:
 			c.BrandDomains = []string{rapid.SampledFrom([]string{"acme.example", "bet.example"}).Draw(t, fmt.Sprint("domain", i))}
-			slug = decline.CommerciallyDeclined
+			slug = vocab.CommerciallyDeclined
 		case 8:
 			c.CurrenciesAccepted = []string{rapid.SampledFrom([]string{"USD", "GBP", "EUR"}).Draw(t, fmt.Sprint("currency", i))}
-			slug = decline.CommerciallyDeclined
+			slug = vocab.CommerciallyDeclined
 		case 9:
 			c.DeliveryTypesOffered = []string{rapid.SampledFrom(adcp.DeliveryTypes()).Draw(t, fmt.Sprint("delivery", i))}
-			slug = decline.CommerciallyDeclined
+			slug = vocab.CommerciallyDeclined
 		}
 		if rapid.Bool().Draw(t, fmt.Sprint("scoped", i)) {
 			c.Channels = []string{rapid.SampledFrom([]string{"display", "olv", "ctv"}).Draw(t, fmt.Sprint("scope", i))}
 		}
 		rb.Rules = append(rb.Rules, merch.Rule{ID: fmt.Sprintf("R-%d", i), Name: fmt.Sprintf("rule %d", i), When: c,
-			Decline: merch.Action{Slug: slug, Disclosure: decline.Exact}})
+			Decline: merch.Action{Slug: slug, Disclosure: vocab.Exact}})
 	}
 	return rb
 }

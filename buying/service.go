@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/mediabuy"
@@ -31,6 +30,7 @@ import (
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 // Store is what the media-buy tasks read and write.
@@ -86,7 +86,7 @@ type Call struct {
 type Result struct {
 	Payload []byte
 	Failed  bool
-	Slug    string
+	Slug    vocab.Slug
 	Summary sanitize.Text
 }
 
@@ -281,7 +281,7 @@ func (a *answer) account(ctx context.Context, ref *products.AccountRef, required
 			e := errorOf(baseScreen, adcp.InvalidRequest, "account", "account is required", nil)
 			return products.Account{}, &e
 		}
-		return products.Account{Sandbox: p.Sandbox, Disclosure: decline.Exact}, nil
+		return products.Account{Sandbox: p.Sandbox, Disclosure: vocab.Exact}, nil
 	}
 	acct, err := a.s.Accounts.Resolve(ctx, a.c.Publisher, p, ref)
 	switch {

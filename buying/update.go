@@ -102,7 +102,7 @@ func (s *Service) rejudge(ctx context.Context, a *answer, snap *products.Snapsho
 		}
 		if d.Declined() {
 			e, composed := Refusal(snap, Verdict{Refused: i, Decision: d, Request: req, Brief: brief}, acct)
-			a.rec.Slug, a.rec.RuleIDs = string(composed.Slug), d.RuleIDs()
+			a.rec.Slug, a.rec.RuleIDs = composed.Slug, d.RuleIDs()
 			return a.fail(ctx, true, e), true
 		}
 	}

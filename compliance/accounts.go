@@ -7,9 +7,9 @@ import (
 
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/buying"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 // seedAccount creates a sandbox account under the id the fixture names, as
@@ -60,7 +60,7 @@ func (c *Controller) seedAccount(ctx context.Context, publisher string, p produc
 	} else if !slices.Contains(accountStatuses, fx.Status) {
 		return nil, fail(InvalidParams, "params.fixture.status must be an account status")
 	}
-	want := store.Account{ID: id, Operator: fx.Operator, BrandDomain: fx.Brand.Domain, BrandID: fx.Brand.BrandID, Sandbox: true, Disclosure: decline.Exact}
+	want := store.Account{ID: id, Operator: fx.Operator, BrandDomain: fx.Brand.Domain, BrandID: fx.Brand.BrandID, Sandbox: true, Disclosure: vocab.Exact}
 	got, err := c.Store.EnsureAccount(ctx, publisher, want)
 	switch {
 	case errors.Is(err, store.ErrExists) || (err == nil && got.ID != id):

@@ -31,10 +31,10 @@ import (
 
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/audit"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/vocab"
 )
 
 //go:embed static
@@ -108,10 +108,10 @@ func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
 
 // Slug is one decline slug as the forms offer it.
 type Slug struct {
-	Slug     string   `json:"slug"`
-	Reason   string   `json:"reason"`
-	Fixable  bool     `json:"fixable"`
-	Suggests []string `json:"suggests"`
+	Slug     vocab.Slug `json:"slug"`
+	Reason   string     `json:"reason"`
+	Fixable  bool       `json:"fixable"`
+	Suggests []string   `json:"suggests"`
 }
 
 // Vocab is what the console's forms offer: the values the rulebook
@@ -136,23 +136,23 @@ type Vocab struct {
 // Vocabulary returns vocabulary.json.
 func Vocabulary() ([]byte, error) {
 	v := Vocab{
-		Format: merch.Format, Disclosure: decline.Levels(),
+		Format: merch.Format, Disclosure: vocab.Levels(),
 		Channels: adcp.Channels(), FormatKinds: adcp.FormatKinds(), DeliveryTypes: adcp.DeliveryTypes(),
 	}
-	for _, e := range decline.Vocabulary {
-		s := Slug{Slug: string(e.Slug), Reason: e.Reason, Fixable: e.Fixable, Suggests: []string{}}
+	for _, e := range vocab.Vocabulary() {
+		s := Slug{Slug: e.Slug, Reason: e.Reason, Fixable: e.Fixable, Suggests: []string{}}
 		for _, k := range e.Suggests {
 			s.Suggests = append(s.Suggests, string(k))
 		}
 		v.Slugs = append(v.Slugs, s)
 	}
-	for _, k := range decline.SuggestionKinds {
+	for _, k := range vocab.SuggestionKinds() {
 		v.SuggestionKinds = append(v.SuggestionKinds, string(k))
 	}
-	for _, t := range decline.Tones {
+	for _, t := range vocab.Tones() {
 		v.Tones = append(v.Tones, string(t))
 	}
-	for name := range decline.Placeholders {
+	for name := range vocab.Placeholders() {
 		v.Placeholders = append(v.Placeholders, name)
 	}
 	sort.Strings(v.Placeholders)

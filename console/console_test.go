@@ -14,8 +14,8 @@ import (
 
 	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/console"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/internal/testenv"
+	"github.com/storefront/storefront/vocab"
 )
 
 func get(t *testing.T, method, url string) (*http.Response, []byte) {
@@ -120,14 +120,14 @@ func TestVocabularyMatchesTheValidator(t *testing.T) {
 	}
 	var slugs []string
 	for _, s := range v.Slugs {
-		slugs = append(slugs, s.Slug)
-		e, ok := decline.Lookup(decline.Slug(s.Slug))
+		slugs = append(slugs, string(s.Slug))
+		e, ok := vocab.Lookup(s.Slug)
 		if !ok || e.Fixable != s.Fixable || e.Reason != s.Reason {
 			t.Errorf("slug %s in vocabulary.json = %+v, vocabulary has %+v", s.Slug, s, e)
 		}
 	}
-	if !slices.Equal(slugs, decline.Slugs()) {
-		t.Errorf("slugs = %v, want %v", slugs, decline.Slugs())
+	if !slices.Equal(slugs, vocab.Slugs()) {
+		t.Errorf("slugs = %v, want %v", slugs, vocab.Slugs())
 	}
 	var actions []string
 	for _, a := range audit.Actions() {
@@ -136,8 +136,8 @@ func TestVocabularyMatchesTheValidator(t *testing.T) {
 	if !slices.Equal(v.AuditActions, actions) {
 		t.Errorf("audit actions = %v, want %v", v.AuditActions, actions)
 	}
-	if !slices.Equal(v.Disclosure, decline.Levels()) {
-		t.Errorf("disclosure levels = %v, want %v", v.Disclosure, decline.Levels())
+	if !slices.Equal(v.Disclosure, vocab.Levels()) {
+		t.Errorf("disclosure levels = %v, want %v", v.Disclosure, vocab.Levels())
 	}
 }
 

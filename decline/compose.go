@@ -1,6 +1,7 @@
 package decline
 
 import (
+	"github.com/storefront/storefront/vocab"
 	"strings"
 
 	"github.com/storefront/storefront/sanitize"
@@ -17,10 +18,10 @@ const maxOffered = 4
 // Input is everything the composer works from.
 type Input struct {
 	// Grounds are the fired rules' public grounds, in rulebook order.
-	Grounds []Grounds
-	Voice   Voice
+	Grounds []vocab.Grounds
+	Voice   vocab.Voice
 	// Cap is the most the account's trust tier lets any rule disclose.
-	Cap Level
+	Cap vocab.Level
 	// Verify applies a change to the brief and reports whether the changed
 	// brief would be served: no rule declines it and the catalogue has
 	// something for it. A nil Verify means no suggestion can be verified,
@@ -30,7 +31,7 @@ type Input struct {
 	// and reports whether the changed brief is served as far as the rule
 	// with slug goes: that rule no longer declines it and the catalogue
 	// has something for it. Nil falls back to Verify.
-	VerifyFigure func(Change, Slug) bool
+	VerifyFigure func(Change, vocab.Slug) bool
 	// Forced, when set, replaces the composed reason and suggestions: a
 	// compliance directive. The text still passes the screen.
 	Forced *Forced
@@ -46,9 +47,9 @@ type Forced struct {
 type Composed struct {
 	// Slug is the public category. It is commercially_declined when no
 	// fired rule lets the buyer learn more.
-	Slug Slug
+	Slug vocab.Slug
 	// Level is the disclosure level the reason was written at.
-	Level       Level
+	Level       vocab.Level
 	Reason      sanitize.Text
 	Suggestions []sanitize.Text
 	// Offered are the verified changes behind the suggestions, in order.
@@ -64,10 +65,10 @@ func (c Composed) Final() bool { return len(c.Suggestions) == 0 }
 // candidate is screened out the reason is the slug's canned line, and past
 // that the screen's fixed line.
 func Compose(in Input, screen *sanitize.Screen) Composed {
-	visible := make([]Grounds, 0, len(in.Grounds))
+	visible := make([]vocab.Grounds, 0, len(in.Grounds))
 	for _, g := range in.Grounds {
 		g.Level = g.Level.Cap(in.Cap)
-		if g.Level > None {
+		if g.Level > vocab.None {
 			visible = append(visible, g)
 		}
 	}
@@ -75,10 +76,10 @@ func Compose(in Input, screen *sanitize.Screen) Composed {
 		return composeForced(in, visible, screen)
 	}
 	if len(visible) == 0 {
-		e, _ := Lookup(CommerciallyDeclined)
+		e, _ := vocab.Lookup(vocab.CommerciallyDeclined)
 		return Composed{
-			Slug:   CommerciallyDeclined,
-			Level:  None,
+			Slug:   vocab.CommerciallyDeclined,
+			Level:  vocab.None,
 			Reason: screen.Prose(e.Reason, sanitize.MaxReason, sanitize.Declined),
 		}
 	}
@@ -115,7 +116,7 @@ func Compose(in Input, screen *sanitize.Screen) Composed {
 		out.Offered = append(out.Offered, ch)
 	}
 
-	entry, _ := Lookup(primary.Slug)
+	entry, _ := vocab.Lookup(primary.Slug)
 	reason, figs := reasonText(stated, in.Voice, len(out.Suggestions) > 0, screen)
 	out.Reason = screen.ProseWith(reason, figs, sanitize.MaxReason, sanitize.Declined, entry.Reason)
 	return out
@@ -170,12 +171,12 @@ func containsText(list []sanitize.Text, t sanitize.Text) bool {
 	return false
 }
 
-func composeForced(in Input, visible []Grounds, screen *sanitize.Screen) Composed {
-	slug, level := CommerciallyDeclined, Category
+func composeForced(in Input, visible []vocab.Grounds, screen *sanitize.Screen) Composed {
+	slug, level := vocab.CommerciallyDeclined, vocab.Category
 	if len(visible) > 0 {
 		slug, level = visible[0].Slug, visible[0].Level
 	}
-	e, _ := Lookup(slug)
+	e, _ := vocab.Lookup(slug)
 	return Composed{
 		Slug:        slug,
 		Level:       level,
@@ -191,7 +192,7 @@ func composeForced(in Input, visible []Grounds, screen *sanitize.Screen) Compose
 // a screened-out template falls back to its slug's canned line rather than
 // leaving a reason with no why in it; the caller screens the whole again,
 // with the figures marked as they were in each part.
-func reasonText(visible []Grounds, v Voice, fixable bool, screen *sanitize.Screen) (string, []sanitize.Figure) {
+func reasonText(visible []vocab.Grounds, v vocab.Voice, fixable bool, screen *sanitize.Screen) (string, []sanitize.Figure) {
 	var parts []string
 	var figs []string
 	keep := func(s string) {
@@ -202,13 +203,13 @@ func reasonText(visible []Grounds, v Voice, fixable bool, screen *sanitize.Scree
 	if o := opener(v); o != "" {
 		keep(o)
 	}
-	seen := map[Slug]bool{}
+	seen := map[vocab.Slug]bool{}
 	for _, g := range visible {
 		if seen[g.Slug] || len(seen) == 3 {
 			continue
 		}
 		seen[g.Slug] = true
-		e, _ := Lookup(g.Slug)
+		e, _ := vocab.Lookup(g.Slug)
 		d := disclose(g, v)
 		// The template, else the canned line with the level's sentence
 		// (a screened-out template must not take the figure with it),
@@ -235,10 +236,10 @@ func reasonText(visible []Grounds, v Voice, fixable bool, screen *sanitize.Scree
 // line renders one grounds from its disclosure: the template if the
 // publisher wrote one and its placeholders all have values at this level,
 // else the canned line plus the sentence the level allows.
-func line(g Grounds, v Voice) string {
+func line(g vocab.Grounds, v vocab.Voice) string {
 	d := disclose(g, v)
 	if t, ok := v.Templates[g.Slug]; ok {
-		if s, ok := render(t, d.values()); ok {
+		if s, ok := vocab.FillTemplate(t, d.values()); ok {
 			return s
 		}
 	}
@@ -246,22 +247,22 @@ func line(g Grounds, v Voice) string {
 }
 
 // cannedLine is the slug's canned line plus the sentence d allows.
-func cannedLine(g Grounds, d disclosure) string {
-	e, _ := Lookup(g.Slug)
+func cannedLine(g vocab.Grounds, d disclosure) string {
+	e, _ := vocab.Lookup(g.Slug)
 	if s := d.sentence(g.Slug); s != "" {
 		return e.Reason + " " + s
 	}
 	return e.Reason
 }
 
-func opener(v Voice) string {
+func opener(v vocab.Voice) string {
 	switch v.Tone {
-	case Warm:
+	case vocab.Warm:
 		if v.SellerName != "" {
 			return "Thank you for considering " + v.SellerName + "."
 		}
 		return "Thank you for the brief."
-	case Formal:
+	case vocab.Formal:
 		if v.SellerName != "" {
 			return v.SellerName + " is unable to accept this brief as submitted."
 		}
@@ -270,31 +271,15 @@ func opener(v Voice) string {
 	return ""
 }
 
-func closer(v Voice, fixable bool) string {
+func closer(v vocab.Voice, fixable bool) string {
 	if !fixable {
 		return ""
 	}
 	switch v.Tone {
-	case Warm:
+	case vocab.Warm:
 		return "We would be glad to look at a revised brief."
-	case Formal:
+	case vocab.Formal:
 		return "A revised brief would be welcome."
 	}
 	return ""
-}
-
-// render fills a template's placeholders; it fails when one has no value
-// at this level.
-func render(t string, shown map[string]string) (string, bool) {
-	ok := true
-	out := placeholderRE.ReplaceAllStringFunc(t, func(m string) string {
-		name := placeholderRE.FindStringSubmatch(m)[1]
-		v, has := shown[name]
-		if !has || v == "" {
-			ok = false
-			return ""
-		}
-		return v
-	})
-	return out, ok
 }

@@ -1,6 +1,7 @@
 package decline
 
 import (
+	"github.com/storefront/storefront/vocab"
 	"slices"
 	"strings"
 	"testing"
@@ -21,17 +22,17 @@ func texts(ts []sanitize.Text) []string {
 	return out
 }
 
-func budgetGrounds(level Level, minimum float64) Grounds {
-	return Grounds{
-		Slug: BudgetBelowMinimum, Level: level, Allowed: []SuggestionKind{RaiseBudget, SwitchChannel},
-		Facts: Facts{Currency: "USD", Budget: 1000, Minimum: minimum, Channels: []string{"ctv"}, AlternativeChannels: []string{"display", "olv"}},
+func budgetGrounds(level vocab.Level, minimum float64) vocab.Grounds {
+	return vocab.Grounds{
+		Slug: vocab.BudgetBelowMinimum, Level: level, Allowed: []vocab.SuggestionKind{vocab.RaiseBudget, vocab.SwitchChannel},
+		Facts: vocab.Facts{Currency: "USD", Budget: 1000, Minimum: minimum, Channels: []string{"ctv"}, AlternativeChannels: []string{"display", "olv"}},
 	}
 }
 
-func leadGrounds(level Level) Grounds {
-	return Grounds{
-		Slug: LeadTimeTooShort, Level: level, Allowed: []SuggestionKind{LaterStart},
-		Facts: Facts{
+func leadGrounds(level vocab.Level) vocab.Grounds {
+	return vocab.Grounds{
+		Slug: vocab.LeadTimeTooShort, Level: level, Allowed: []vocab.SuggestionKind{vocab.LaterStart},
+		Facts: vocab.Facts{
 			Flight:        adcp.DateRange{Start: adcp.MustDate("2026-11-30"), End: adcp.MustDate("2026-12-05")},
 			EarliestStart: adcp.MustDate("2026-12-02"), LeadDays: 3,
 		},
@@ -41,24 +42,24 @@ func leadGrounds(level Level) Grounds {
 func TestComposeLevels(t *testing.T) {
 	for _, test := range []struct {
 		name            string
-		grounds         Grounds
-		wantSlug        Slug
-		wantLevel       Level
+		grounds         vocab.Grounds
+		wantSlug        vocab.Slug
+		wantLevel       vocab.Level
 		wantReason      string
 		wantSuggestions []string
 	}{
 		{
 			name:       "none: the generic line and nothing else",
-			grounds:    budgetGrounds(None, 3200),
-			wantSlug:   CommerciallyDeclined,
-			wantLevel:  None,
+			grounds:    budgetGrounds(vocab.None, 3200),
+			wantSlug:   vocab.CommerciallyDeclined,
+			wantLevel:  vocab.None,
 			wantReason: "This seller has declined the request.",
 		},
 		{
 			name:       "category: the slug's line, suggestions without figures",
-			grounds:    budgetGrounds(Category, 3200),
-			wantSlug:   BudgetBelowMinimum,
-			wantLevel:  Category,
+			grounds:    budgetGrounds(vocab.Category, 3200),
+			wantSlug:   vocab.BudgetBelowMinimum,
+			wantLevel:  vocab.Category,
 			wantReason: "The requested budget is below the minimum for this inventory.",
 			wantSuggestions: []string{
 				"A larger budget would fit this brief.",
@@ -68,9 +69,9 @@ func TestComposeLevels(t *testing.T) {
 		},
 		{
 			name:       "range: thresholds rounded up into the 1-2.5-5 series",
-			grounds:    budgetGrounds(Range, 3200),
-			wantSlug:   BudgetBelowMinimum,
-			wantLevel:  Range,
+			grounds:    budgetGrounds(vocab.Range, 3200),
+			wantSlug:   vocab.BudgetBelowMinimum,
+			wantLevel:  vocab.Range,
 			wantReason: "The requested budget is below the minimum for this inventory. Budgets of 5,000 USD or more fit this inventory.",
 			wantSuggestions: []string{
 				"A budget of 5,000 USD or more would fit this brief.",
@@ -80,9 +81,9 @@ func TestComposeLevels(t *testing.T) {
 		},
 		{
 			name:       "exact: thresholds as they are",
-			grounds:    budgetGrounds(Exact, 3200.001),
-			wantSlug:   BudgetBelowMinimum,
-			wantLevel:  Exact,
+			grounds:    budgetGrounds(vocab.Exact, 3200.001),
+			wantSlug:   vocab.BudgetBelowMinimum,
+			wantLevel:  vocab.Exact,
 			wantReason: "The requested budget is below the minimum for this inventory. The minimum for this inventory is 3,200.01 USD.",
 			wantSuggestions: []string{
 				"A budget of at least 3,200.01 USD would fit this brief.",
@@ -92,32 +93,32 @@ func TestComposeLevels(t *testing.T) {
 		},
 		{
 			name:            "exact lead time",
-			grounds:         leadGrounds(Exact),
-			wantSlug:        LeadTimeTooShort,
-			wantLevel:       Exact,
+			grounds:         leadGrounds(vocab.Exact),
+			wantSlug:        vocab.LeadTimeTooShort,
+			wantLevel:       vocab.Exact,
 			wantReason:      "The requested start date does not allow enough lead time. Flights must start on or after 2026-12-02.",
 			wantSuggestions: []string{"A start on or after 2026-12-02 would fit this brief."},
 		},
 		{
 			name:            "range lead time",
-			grounds:         leadGrounds(Range),
-			wantSlug:        LeadTimeTooShort,
-			wantLevel:       Range,
+			grounds:         leadGrounds(vocab.Range),
+			wantSlug:        vocab.LeadTimeTooShort,
+			wantLevel:       vocab.Range,
 			wantReason:      "The requested start date does not allow enough lead time. Flights need a few days of lead time.",
 			wantSuggestions: []string{"A start in early December 2026 would fit this brief."},
 		},
 		{
 			name:            "category lead time",
-			grounds:         leadGrounds(Category),
-			wantSlug:        LeadTimeTooShort,
-			wantLevel:       Category,
+			grounds:         leadGrounds(vocab.Category),
+			wantSlug:        vocab.LeadTimeTooShort,
+			wantLevel:       vocab.Category,
 			wantReason:      "The requested start date does not allow enough lead time.",
 			wantSuggestions: []string{"A later start date would fit this brief."},
 		},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			verified := 0
-			c := Compose(Input{Grounds: []Grounds{test.grounds}, Cap: Exact, Verify: func(Change) bool { verified++; return true }}, plain)
+			c := Compose(Input{Grounds: []vocab.Grounds{test.grounds}, Cap: vocab.Exact, Verify: func(Change) bool { verified++; return true }}, plain)
 			if c.Slug != test.wantSlug || c.Level != test.wantLevel {
 				t.Errorf("Compose slug/level = %s/%s, want %s/%s", c.Slug, c.Level, test.wantSlug, test.wantLevel)
 			}
@@ -130,7 +131,7 @@ func TestComposeLevels(t *testing.T) {
 			if len(c.Offered) != len(c.Suggestions) || c.Final() != (len(test.wantSuggestions) == 0) {
 				t.Errorf("Offered = %d, Final = %v for %d suggestions", len(c.Offered), c.Final(), len(c.Suggestions))
 			}
-			if test.wantLevel == None && (verified != 0 || c.Checks != 0) {
+			if test.wantLevel == vocab.None && (verified != 0 || c.Checks != 0) {
 				t.Errorf("level none verified %d changes, want none", verified)
 			}
 			if c.Checks != verified {
@@ -143,7 +144,7 @@ func TestComposeLevels(t *testing.T) {
 // TestComposeNoFigures makes sure category level never leaks a threshold:
 // neither the minimum nor its bucket appears anywhere.
 func TestComposeNoFigures(t *testing.T) {
-	c := Compose(Input{Grounds: []Grounds{budgetGrounds(Category, 3200)}, Cap: Exact, Verify: always}, plain)
+	c := Compose(Input{Grounds: []vocab.Grounds{budgetGrounds(vocab.Category, 3200)}, Cap: vocab.Exact, Verify: always}, plain)
 	all := c.Reason.String() + " " + strings.Join(texts(c.Suggestions), " ")
 	for _, figure := range []string{"3,200", "3200", "5,000", "5000", "USD"} {
 		if strings.Contains(all, figure) {
@@ -195,31 +196,31 @@ func TestMoneyAndExactUp(t *testing.T) {
 func TestComposeTrustCap(t *testing.T) {
 	for _, test := range []struct {
 		name      string
-		rule, cap Level
-		wantLevel Level
-		wantSlug  Slug
+		rule, cap vocab.Level
+		wantLevel vocab.Level
+		wantSlug  vocab.Slug
 	}{
-		{"cap lowers exact to category", Exact, Category, Category, BudgetBelowMinimum},
-		{"cap lowers exact to range", Exact, Range, Range, BudgetBelowMinimum},
-		{"cap never raises category", Category, Exact, Category, BudgetBelowMinimum},
-		{"cap never raises range", Range, Exact, Range, BudgetBelowMinimum},
-		{"cap none hides everything", Exact, None, None, CommerciallyDeclined},
+		{"cap lowers exact to category", vocab.Exact, vocab.Category, vocab.Category, vocab.BudgetBelowMinimum},
+		{"cap lowers exact to range", vocab.Exact, vocab.Range, vocab.Range, vocab.BudgetBelowMinimum},
+		{"cap never raises category", vocab.Category, vocab.Exact, vocab.Category, vocab.BudgetBelowMinimum},
+		{"cap never raises range", vocab.Range, vocab.Exact, vocab.Range, vocab.BudgetBelowMinimum},
+		{"cap none hides everything", vocab.Exact, vocab.None, vocab.None, vocab.CommerciallyDeclined},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			c := Compose(Input{Grounds: []Grounds{budgetGrounds(test.rule, 3200)}, Cap: test.cap, Verify: always}, plain)
+			c := Compose(Input{Grounds: []vocab.Grounds{budgetGrounds(test.rule, 3200)}, Cap: test.cap, Verify: always}, plain)
 			if c.Level != test.wantLevel || c.Slug != test.wantSlug {
 				t.Errorf("Compose(rule %s, cap %s) = %s/%s, want %s/%s", test.rule, test.cap, c.Slug, c.Level, test.wantSlug, test.wantLevel)
 			}
 			all := c.Reason.String() + strings.Join(texts(c.Suggestions), "")
-			if shows := strings.Contains(all, "3,200"); shows != (test.wantLevel == Exact) {
+			if shows := strings.Contains(all, "3,200"); shows != (test.wantLevel == vocab.Exact) {
 				t.Errorf("Compose(rule %s, cap %s) = %q: shows the exact minimum = %v", test.rule, test.cap, all, shows)
 			}
-			if shows := strings.Contains(all, "5,000"); shows != (test.wantLevel == Range) {
+			if shows := strings.Contains(all, "5,000"); shows != (test.wantLevel == vocab.Range) {
 				t.Errorf("Compose(rule %s, cap %s) = %q: shows the bucket = %v", test.rule, test.cap, all, shows)
 			}
 		})
 	}
-	for _, test := range []struct{ l, max, want Level }{{Exact, Category, Category}, {Category, Exact, Category}, {None, Exact, None}, {Range, None, None}} {
+	for _, test := range []struct{ l, max, want vocab.Level }{{vocab.Exact, vocab.Category, vocab.Category}, {vocab.Category, vocab.Exact, vocab.Category}, {vocab.None, vocab.Exact, vocab.None}, {vocab.Range, vocab.None, vocab.None}} {
 		if got := test.l.Cap(test.max); got != test.want {
 			t.Errorf("%s.Cap(%s) = %s, want %s", test.l, test.max, got, test.want)
 		}
@@ -227,29 +228,29 @@ func TestComposeTrustCap(t *testing.T) {
 }
 
 func TestComposeTemplates(t *testing.T) {
-	voice := Voice{SellerName: "Northwind Media", Templates: map[Slug]string{
-		BudgetBelowMinimum: "{{seller}} accepts budgets of {{ minimum }} or more.",
-		ChannelNotOffered:  "{{seller}} sells {{channels}}.",
-		GeoNotServed:       "We serve {{markets}}.",
+	voice := vocab.Voice{SellerName: "Northwind Media", Templates: map[vocab.Slug]string{
+		vocab.BudgetBelowMinimum: "{{seller}} accepts budgets of {{ minimum }} or more.",
+		vocab.ChannelNotOffered:  "{{seller}} sells {{channels}}.",
+		vocab.GeoNotServed:       "We serve {{markets}}.",
 	}}
-	geo := Grounds{Slug: GeoNotServed, Level: Category, Allowed: []SuggestionKind{TargetMarket}, Facts: Facts{Countries: []string{"DE"}, ServedCountries: []string{"US", "GB"}}}
-	channel := Grounds{Slug: ChannelNotOffered, Level: Category, Allowed: []SuggestionKind{SwitchChannel}, Facts: Facts{Channels: []string{"dooh"}, AlternativeChannels: []string{"display", "olv", "ctv"}}}
+	geo := vocab.Grounds{Slug: vocab.GeoNotServed, Level: vocab.Category, Allowed: []vocab.SuggestionKind{vocab.TargetMarket}, Facts: vocab.Facts{Countries: []string{"DE"}, ServedCountries: []string{"US", "GB"}}}
+	channel := vocab.Grounds{Slug: vocab.ChannelNotOffered, Level: vocab.Category, Allowed: []vocab.SuggestionKind{vocab.SwitchChannel}, Facts: vocab.Facts{Channels: []string{"dooh"}, AlternativeChannels: []string{"display", "olv", "ctv"}}}
 	for _, test := range []struct {
 		name  string
-		g     Grounds
-		voice Voice
+		g     vocab.Grounds
+		voice vocab.Voice
 		want  string
 	}{
-		{"range fills every placeholder", budgetGrounds(Range, 3200), voice, "Northwind Media accepts budgets of 5,000 USD or more."},
-		{"exact fills every placeholder", budgetGrounds(Exact, 3200), voice, "Northwind Media accepts budgets of 3,200 USD or more."},
-		{"category has no minimum: canned line", budgetGrounds(Category, 3200), voice, "The requested budget is below the minimum for this inventory."},
+		{"range fills every placeholder", budgetGrounds(vocab.Range, 3200), voice, "Northwind Media accepts budgets of 5,000 USD or more."},
+		{"exact fills every placeholder", budgetGrounds(vocab.Exact, 3200), voice, "Northwind Media accepts budgets of 3,200 USD or more."},
+		{"category has no minimum: canned line", budgetGrounds(vocab.Category, 3200), voice, "The requested budget is below the minimum for this inventory."},
 		{"category placeholders fill at category", channel, voice, "Northwind Media sells display, online video and connected TV."},
-		{"no seller name: canned line", channel, Voice{Templates: voice.Templates}, "The requested channel is not offered by this seller. Channels offered: display, online video and connected TV."},
+		{"no seller name: canned line", channel, vocab.Voice{Templates: voice.Templates}, "The requested channel is not offered by this seller. Channels offered: display, online video and connected TV."},
 		{"markets", geo, voice, "We serve the United States and the United Kingdom."},
-		{"no template: canned line", leadGrounds(Category), voice, "The requested start date does not allow enough lead time."},
+		{"no template: canned line", leadGrounds(vocab.Category), voice, "The requested start date does not allow enough lead time."},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			c := Compose(Input{Grounds: []Grounds{test.g}, Voice: test.voice, Cap: Exact, Verify: always}, plain)
+			c := Compose(Input{Grounds: []vocab.Grounds{test.g}, Voice: test.voice, Cap: vocab.Exact, Verify: always}, plain)
 			if c.Reason.String() != test.want {
 				t.Errorf("Compose reason = %q, want %q", c.Reason, test.want)
 			}
@@ -257,7 +258,7 @@ func TestComposeTemplates(t *testing.T) {
 	}
 	// The channels detail shows at category level when there is no
 	// template.
-	c := Compose(Input{Grounds: []Grounds{channel}, Cap: Exact}, plain)
+	c := Compose(Input{Grounds: []vocab.Grounds{channel}, Cap: vocab.Exact}, plain)
 	if want := "The requested channel is not offered by this seller. Channels offered: display, online video and connected TV."; c.Reason.String() != want {
 		t.Errorf("Compose reason = %q, want %q", c.Reason, want)
 	}
@@ -266,27 +267,27 @@ func TestComposeTemplates(t *testing.T) {
 func TestComposeTones(t *testing.T) {
 	for _, test := range []struct {
 		name   string
-		voice  Voice
+		voice  vocab.Voice
 		verify func(Change) bool
 		want   string
 	}{
-		{"neutral", Voice{SellerName: "Northwind"}, always,
+		{"neutral", vocab.Voice{SellerName: "Northwind"}, always,
 			"The requested start date does not allow enough lead time."},
-		{"direct", Voice{SellerName: "Northwind", Tone: Direct}, always,
+		{"direct", vocab.Voice{SellerName: "Northwind", Tone: vocab.Direct}, always,
 			"The requested start date does not allow enough lead time."},
-		{"warm with a seller name", Voice{SellerName: "Northwind", Tone: Warm}, always,
+		{"warm with a seller name", vocab.Voice{SellerName: "Northwind", Tone: vocab.Warm}, always,
 			"Thank you for considering Northwind. The requested start date does not allow enough lead time. We would be glad to look at a revised brief."},
-		{"warm without a seller name", Voice{Tone: Warm}, always,
+		{"warm without a seller name", vocab.Voice{Tone: vocab.Warm}, always,
 			"Thank you for the brief. The requested start date does not allow enough lead time. We would be glad to look at a revised brief."},
-		{"warm and final: no closer", Voice{SellerName: "Northwind", Tone: Warm}, nil,
+		{"warm and final: no closer", vocab.Voice{SellerName: "Northwind", Tone: vocab.Warm}, nil,
 			"Thank you for considering Northwind. The requested start date does not allow enough lead time."},
-		{"formal with a seller name", Voice{SellerName: "Northwind", Tone: Formal}, always,
+		{"formal with a seller name", vocab.Voice{SellerName: "Northwind", Tone: vocab.Formal}, always,
 			"Northwind is unable to accept this brief as submitted. The requested start date does not allow enough lead time. A revised brief would be welcome."},
-		{"formal without a seller name and final", Voice{Tone: Formal}, func(Change) bool { return false },
+		{"formal without a seller name and final", vocab.Voice{Tone: vocab.Formal}, func(Change) bool { return false },
 			"We are unable to accept this brief as submitted. The requested start date does not allow enough lead time."},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			c := Compose(Input{Grounds: []Grounds{leadGrounds(Category)}, Voice: test.voice, Cap: Exact, Verify: test.verify}, plain)
+			c := Compose(Input{Grounds: []vocab.Grounds{leadGrounds(vocab.Category)}, Voice: test.voice, Cap: vocab.Exact, Verify: test.verify}, plain)
 			if c.Reason.String() != test.want {
 				t.Errorf("Compose reason = %q, want %q", c.Reason, test.want)
 			}
@@ -296,14 +297,14 @@ func TestComposeTones(t *testing.T) {
 
 func TestComposeVerification(t *testing.T) {
 	// Many visible grounds, each with several candidates.
-	var gs []Grounds
+	var gs []vocab.Grounds
 	for i := 0; i < 6; i++ {
-		gs = append(gs, budgetGrounds(Exact, float64(1000*(i+2))))
-		gs = append(gs, Grounds{Slug: GeoNotServed, Level: Category, Allowed: []SuggestionKind{TargetMarket}, Facts: Facts{ServedCountries: []string{"US", "CA", "GB"}}})
+		gs = append(gs, budgetGrounds(vocab.Exact, float64(1000*(i+2))))
+		gs = append(gs, vocab.Grounds{Slug: vocab.GeoNotServed, Level: vocab.Category, Allowed: []vocab.SuggestionKind{vocab.TargetMarket}, Facts: vocab.Facts{ServedCountries: []string{"US", "CA", "GB"}}})
 	}
 
 	calls := 0
-	c := Compose(Input{Grounds: gs, Cap: Exact, Verify: func(Change) bool { calls++; return false }}, plain)
+	c := Compose(Input{Grounds: gs, Cap: vocab.Exact, Verify: func(Change) bool { calls++; return false }}, plain)
 	if calls != MaxChecks || c.Checks != MaxChecks {
 		t.Errorf("Verify called %d times, Checks = %d, want both %d", calls, c.Checks, MaxChecks)
 	}
@@ -315,20 +316,20 @@ func TestComposeVerification(t *testing.T) {
 	}
 
 	calls = 0
-	c = Compose(Input{Grounds: gs, Cap: Exact, Verify: func(Change) bool { calls++; return true }}, plain)
+	c = Compose(Input{Grounds: gs, Cap: vocab.Exact, Verify: func(Change) bool { calls++; return true }}, plain)
 	if len(c.Suggestions) == 0 || len(c.Suggestions) > 4 || calls > MaxChecks {
 		t.Errorf("Compose offered %d suggestions after %d checks, want 1..4 within %d", len(c.Suggestions), calls, MaxChecks)
 	}
 
 	// Verify nil: nothing can be verified, nothing is offered.
-	c = Compose(Input{Grounds: gs, Cap: Exact}, plain)
+	c = Compose(Input{Grounds: gs, Cap: vocab.Exact}, plain)
 	if !c.Final() || c.Checks != 0 {
 		t.Errorf("Compose with nil Verify offered %q after %d checks", texts(c.Suggestions), c.Checks)
 	}
 
 	// Only the changes Verify accepts are offered, in candidate order.
-	c = Compose(Input{Grounds: []Grounds{budgetGrounds(Exact, 3200)}, Cap: Exact, Verify: func(ch Change) bool {
-		return ch.Edits[0].Kind == SwitchChannel && ch.Edits[0].Channel == "olv"
+	c = Compose(Input{Grounds: []vocab.Grounds{budgetGrounds(vocab.Exact, 3200)}, Cap: vocab.Exact, Verify: func(ch Change) bool {
+		return ch.Edits[0].Kind == vocab.SwitchChannel && ch.Edits[0].Channel == "olv"
 	}}, plain)
 	if got, want := texts(c.Suggestions), []string{"Online video inventory would fit this brief."}; !slices.Equal(got, want) {
 		t.Errorf("suggestions = %q, want %q", got, want)
@@ -344,9 +345,9 @@ func TestComposeVerification(t *testing.T) {
 func TestComposeCompound(t *testing.T) {
 	var tried []int
 	c := Compose(Input{
-		Grounds: []Grounds{budgetGrounds(Range, 3200), leadGrounds(Exact)},
-		Voice:   Voice{SellerName: "Northwind", Tone: Formal},
-		Cap:     Exact,
+		Grounds: []vocab.Grounds{budgetGrounds(vocab.Range, 3200), leadGrounds(vocab.Exact)},
+		Voice:   vocab.Voice{SellerName: "Northwind", Tone: vocab.Formal},
+		Cap:     vocab.Exact,
 		Verify: func(ch Change) bool {
 			tried = append(tried, len(ch.Edits))
 			return len(ch.Edits) == 2
@@ -359,11 +360,11 @@ func TestComposeCompound(t *testing.T) {
 	if got := texts(c.Suggestions); !slices.Equal(got, want) {
 		t.Errorf("suggestions = %q, want %q", got, want)
 	}
-	if len(c.Offered) != 1 || c.Offered[0].Level() != Range {
+	if len(c.Offered) != 1 || c.Offered[0].Level() != vocab.Range {
 		t.Fatalf("Offered = %+v, want one change at range level", c.Offered)
 	}
 	e := c.Offered[0].Edits
-	if e[0].Kind != RaiseBudget || e[0].Budget != 5000 || e[1].Kind != LaterStart || e[1].Flight.Start != adcp.MustDate("2026-12-02") || e[1].Flight.End != adcp.MustDate("2026-12-07") {
+	if e[0].Kind != vocab.RaiseBudget || e[0].Budget != 5000 || e[1].Kind != vocab.LaterStart || e[1].Flight.Start != adcp.MustDate("2026-12-02") || e[1].Flight.End != adcp.MustDate("2026-12-07") {
 		t.Errorf("compound edits = %+v", e)
 	}
 	// Both reasons are in the reason, in rulebook order.
@@ -371,26 +372,26 @@ func TestComposeCompound(t *testing.T) {
 	if i, j := strings.Index(r, "budget is below"), strings.Index(r, "lead time"); i < 0 || j < 0 || i > j {
 		t.Errorf("reason %q does not give both reasons in order", r)
 	}
-	if c.Slug != BudgetBelowMinimum {
+	if c.Slug != vocab.BudgetBelowMinimum {
 		t.Errorf("slug = %s, want the first rule's", c.Slug)
 	}
 
 	// A rule at level none contributes no candidate and stays hidden.
-	hidden := budgetGrounds(None, 3200)
-	c = Compose(Input{Grounds: []Grounds{hidden, leadGrounds(Exact)}, Cap: Exact, Verify: always}, plain)
-	if c.Slug != LeadTimeTooShort || strings.Contains(c.Reason.String(), "budget") {
+	hidden := budgetGrounds(vocab.None, 3200)
+	c = Compose(Input{Grounds: []vocab.Grounds{hidden, leadGrounds(vocab.Exact)}, Cap: vocab.Exact, Verify: always}, plain)
+	if c.Slug != vocab.LeadTimeTooShort || strings.Contains(c.Reason.String(), "budget") {
 		t.Errorf("Compose = %s %q, want the visible rule only", c.Slug, c.Reason)
 	}
 }
 
 func TestComposeReasonLimits(t *testing.T) {
 	// Three distinct slugs at most; repeated slugs are said once.
-	gs := []Grounds{
-		leadGrounds(Category), leadGrounds(Category),
-		budgetGrounds(Category, 1), {Slug: GeoNotServed, Level: Category},
-		{Slug: FormatNotOffered, Level: Category},
+	gs := []vocab.Grounds{
+		leadGrounds(vocab.Category), leadGrounds(vocab.Category),
+		budgetGrounds(vocab.Category, 1), {Slug: vocab.GeoNotServed, Level: vocab.Category},
+		{Slug: vocab.FormatNotOffered, Level: vocab.Category},
 	}
-	c := Compose(Input{Grounds: gs, Cap: Exact}, plain)
+	c := Compose(Input{Grounds: gs, Cap: vocab.Exact}, plain)
 	r := c.Reason.String()
 	if strings.Count(r, "lead time") != 1 {
 		t.Errorf("reason %q repeats a slug", r)
@@ -408,11 +409,11 @@ func TestComposeScreensOutput(t *testing.T) {
 		{Value: "MR-2291-CTV-FLOOR", Kind: sanitize.KindRuleID},
 		{Value: "Acme Retail Group", Kind: sanitize.KindNoteTerm},
 	}, nil))
-	voice := Voice{Tone: Warm, SellerName: "Northwind", Templates: map[Slug]string{
-		BudgetBelowMinimum: "Rule ｍｒ-２２９１-ctv-floor says budgets of {{minimum}} or more.",
-		LeadTimeTooShort:   "Acme\u200bRetail\u200bGroup needs {{lead_time}}.",
+	voice := vocab.Voice{Tone: vocab.Warm, SellerName: "Northwind", Templates: map[vocab.Slug]string{
+		vocab.BudgetBelowMinimum: "Rule ｍｒ-２２９１-ctv-floor says budgets of {{minimum}} or more.",
+		vocab.LeadTimeTooShort:   "Acme\u200bRetail\u200bGroup needs {{lead_time}}.",
 	}}
-	c := Compose(Input{Grounds: []Grounds{budgetGrounds(Range, 3200)}, Voice: voice, Cap: Exact, Verify: always}, screen)
+	c := Compose(Input{Grounds: []vocab.Grounds{budgetGrounds(vocab.Range, 3200)}, Voice: voice, Cap: vocab.Exact, Verify: always}, screen)
 	r := c.Reason.String()
 	if screen.Names(r) || strings.Contains(sanitize.Skeleton(r), "mr229lctvfloor") {
 		t.Errorf("reason %q names the rule", r)
@@ -424,7 +425,7 @@ func TestComposeScreensOutput(t *testing.T) {
 		t.Errorf("reason = %q, want %q", r, want)
 	}
 
-	c = Compose(Input{Grounds: []Grounds{leadGrounds(Range)}, Voice: Voice{Templates: voice.Templates}, Cap: Exact, Verify: always}, screen)
+	c = Compose(Input{Grounds: []vocab.Grounds{leadGrounds(vocab.Range)}, Voice: vocab.Voice{Templates: voice.Templates}, Cap: vocab.Exact, Verify: always}, screen)
 	if want := "The requested start date does not allow enough lead time. Flights need a few days of lead time."; c.Reason.String() != want {
 		t.Errorf("reason = %q, want the canned line with its sentence %q", c.Reason, want)
 	}
@@ -437,61 +438,61 @@ func TestComposeForced(t *testing.T) {
 		Suggestions: []string{"Ask about M R 2291 CTV FLOOR.", "<i>Raise</i> the budget.", "", "Raise the budget."},
 	}
 	verified := 0
-	c := Compose(Input{Grounds: []Grounds{budgetGrounds(Exact, 3200)}, Cap: Exact, Forced: forced, Verify: func(Change) bool { verified++; return true }}, screen)
+	c := Compose(Input{Grounds: []vocab.Grounds{budgetGrounds(vocab.Exact, 3200)}, Cap: vocab.Exact, Forced: forced, Verify: func(Change) bool { verified++; return true }}, screen)
 	if c.Reason.String() != "Please try a larger budget." {
 		t.Errorf("forced reason = %q, want %q", c.Reason, "Please try a larger budget.")
 	}
 	if got, want := texts(c.Suggestions), []string{"Raise the budget."}; !slices.Equal(got, want) {
 		t.Errorf("forced suggestions = %q, want %q", got, want)
 	}
-	if c.Slug != BudgetBelowMinimum || c.Level != Exact || verified != 0 {
+	if c.Slug != vocab.BudgetBelowMinimum || c.Level != vocab.Exact || verified != 0 {
 		t.Errorf("forced = %s/%s after %d checks, want the fired rule's slug and no checks", c.Slug, c.Level, verified)
 	}
 
 	// Nothing fired: the forced decline is commercially_declined.
-	c = Compose(Input{Cap: Exact, Forced: &Forced{Reason: "MR-2291-CTV-FLOOR"}}, screen)
-	if c.Slug != CommerciallyDeclined || c.Level != Category || c.Reason.String() != "This seller has declined the request." {
+	c = Compose(Input{Cap: vocab.Exact, Forced: &Forced{Reason: "MR-2291-CTV-FLOOR"}}, screen)
+	if c.Slug != vocab.CommerciallyDeclined || c.Level != vocab.Category || c.Reason.String() != "This seller has declined the request." {
 		t.Errorf("forced with no grounds = %s/%s %q", c.Slug, c.Level, c.Reason)
 	}
-	c = Compose(Input{Cap: Exact, Forced: &Forced{}}, screen)
+	c = Compose(Input{Cap: vocab.Exact, Forced: &Forced{}}, screen)
 	if c.Reason.IsZero() {
 		t.Error("forced with an empty reason gave an empty reason")
 	}
 }
 
 func TestComposeNoGrounds(t *testing.T) {
-	c := Compose(Input{Cap: Exact, Verify: always}, plain)
-	if c.Slug != CommerciallyDeclined || c.Reason.String() != "This seller has declined the request." || !c.Final() {
+	c := Compose(Input{Cap: vocab.Exact, Verify: always}, plain)
+	if c.Slug != vocab.CommerciallyDeclined || c.Reason.String() != "This seller has declined the request." || !c.Final() {
 		t.Errorf("Compose(no grounds) = %s %q %q", c.Slug, c.Reason, texts(c.Suggestions))
 	}
 }
 
 func TestChangeText(t *testing.T) {
 	r := adcp.DateRange{Start: adcp.MustDate("2027-01-03"), End: adcp.MustDate("2027-01-10")}
-	facts := Facts{
+	facts := vocab.Facts{
 		Currency: "USD", Minimum: 25000, AlternativeChannels: []string{"streaming_audio"}, OpenFlight: &r,
 		Flight: adcp.DateRange{Start: adcp.MustDate("2026-12-01"), End: adcp.MustDate("2026-12-08")}, EarliestStart: adcp.MustDate("2027-01-03"), LeadDays: 35,
 		ServedCountries: []string{"GB"}, OfferedFormatKinds: []string{"video_vast"},
 	}
 	for _, test := range []struct {
-		kind  SuggestionKind
-		level Level
+		kind  vocab.SuggestionKind
+		level vocab.Level
 		want  string
 	}{
-		{RaiseBudget, Exact, "A budget of at least 25,000 USD would fit this brief."},
-		{RaiseBudget, Range, "A budget of 25,000 USD or more would fit this brief."},
-		{RaiseBudget, Category, "A larger budget would fit this brief."},
-		{SwitchChannel, Category, "Streaming audio inventory would fit this brief."},
-		{MoveFlight, Exact, "A flight from 2027-01-03 to 2027-01-10 would fit this brief."},
-		{MoveFlight, Range, "A flight of the same length starting in early January 2027 would fit this brief."},
-		{MoveFlight, Category, "Different flight dates would fit this brief."},
-		{LaterStart, Exact, "A start on or after 2027-01-03 would fit this brief."},
-		{LaterStart, Range, "A start in early January 2027 would fit this brief."},
-		{LaterStart, Category, "A later start date would fit this brief."},
-		{TargetMarket, Category, "Targeting the United Kingdom would fit this brief."},
-		{ChangeFormat, Category, "VAST video creative would fit this brief."},
+		{vocab.RaiseBudget, vocab.Exact, "A budget of at least 25,000 USD would fit this brief."},
+		{vocab.RaiseBudget, vocab.Range, "A budget of 25,000 USD or more would fit this brief."},
+		{vocab.RaiseBudget, vocab.Category, "A larger budget would fit this brief."},
+		{vocab.SwitchChannel, vocab.Category, "Streaming audio inventory would fit this brief."},
+		{vocab.MoveFlight, vocab.Exact, "A flight from 2027-01-03 to 2027-01-10 would fit this brief."},
+		{vocab.MoveFlight, vocab.Range, "A flight of the same length starting in early January 2027 would fit this brief."},
+		{vocab.MoveFlight, vocab.Category, "Different flight dates would fit this brief."},
+		{vocab.LaterStart, vocab.Exact, "A start on or after 2027-01-03 would fit this brief."},
+		{vocab.LaterStart, vocab.Range, "A start in early January 2027 would fit this brief."},
+		{vocab.LaterStart, vocab.Category, "A later start date would fit this brief."},
+		{vocab.TargetMarket, vocab.Category, "Targeting the United Kingdom would fit this brief."},
+		{vocab.ChangeFormat, vocab.Category, "VAST video creative would fit this brief."},
 	} {
-		cs := candidates(Grounds{Level: test.level, Allowed: []SuggestionKind{test.kind}, Facts: facts}, Voice{})
+		cs := candidates(vocab.Grounds{Level: test.level, Allowed: []vocab.SuggestionKind{test.kind}, Facts: facts}, vocab.Voice{})
 		if len(cs) == 0 {
 			t.Fatalf("no %s candidate at %s", test.kind, test.level)
 		}
@@ -500,7 +501,7 @@ func TestChangeText(t *testing.T) {
 		}
 	}
 	// A change built by hand has no disclosure: it names no figure.
-	hand := Change{Edits: []Edit{{Kind: RaiseBudget, Budget: 25000, Currency: "USD"}, {Kind: TargetMarket, Country: "ZZ"}}}
+	hand := Change{Edits: []Edit{{Kind: vocab.RaiseBudget, Budget: 25000, Currency: "USD"}, {Kind: vocab.TargetMarket, Country: "ZZ"}}}
 	if got, want := hand.Text(), "A larger budget and targeting ZZ would fit this brief."; got != want {
 		t.Errorf("hand-built change Text() = %q, want %q", got, want)
 	}
@@ -530,24 +531,24 @@ func TestMonthPartAndLeadBucket(t *testing.T) {
 // changes from the facts, and only the kinds the grounds allow.
 func TestCandidatesPerKind(t *testing.T) {
 	open := adcp.DateRange{Start: adcp.MustDate("2027-01-03"), End: adcp.MustDate("2027-01-10")}
-	facts := Facts{
+	facts := vocab.Facts{
 		Currency: "USD", Minimum: 3200, AlternativeChannels: []string{"display", "olv", "ctv"},
 		OpenFlight: &open, Flight: adcp.DateRange{Start: adcp.MustDate("2026-11-30"), End: adcp.MustDate("2026-12-05")},
 		EarliestStart: adcp.MustDate("2026-12-02"), ServedCountries: []string{"US", "CA", "GB"},
 		OfferedFormatKinds: []string{"image", "video_vast", "audio_hosted"},
 	}
 	for _, test := range []struct {
-		kind SuggestionKind
+		kind vocab.SuggestionKind
 		want []Edit
 	}{
-		{RaiseBudget, []Edit{{Kind: RaiseBudget, Budget: 3200, Currency: "USD"}}},
-		{SwitchChannel, []Edit{{Kind: SwitchChannel, Channel: "display"}, {Kind: SwitchChannel, Channel: "olv"}}},
-		{MoveFlight, []Edit{{Kind: MoveFlight, Flight: open}}},
-		{LaterStart, []Edit{{Kind: LaterStart, Flight: adcp.DateRange{Start: adcp.MustDate("2026-12-02"), End: adcp.MustDate("2026-12-07")}}}},
-		{TargetMarket, []Edit{{Kind: TargetMarket, Country: "US"}, {Kind: TargetMarket, Country: "CA"}}},
-		{ChangeFormat, []Edit{{Kind: ChangeFormat, FormatKind: "image"}, {Kind: ChangeFormat, FormatKind: "video_vast"}}},
+		{vocab.RaiseBudget, []Edit{{Kind: vocab.RaiseBudget, Budget: 3200, Currency: "USD"}}},
+		{vocab.SwitchChannel, []Edit{{Kind: vocab.SwitchChannel, Channel: "display"}, {Kind: vocab.SwitchChannel, Channel: "olv"}}},
+		{vocab.MoveFlight, []Edit{{Kind: vocab.MoveFlight, Flight: open}}},
+		{vocab.LaterStart, []Edit{{Kind: vocab.LaterStart, Flight: adcp.DateRange{Start: adcp.MustDate("2026-12-02"), End: adcp.MustDate("2026-12-07")}}}},
+		{vocab.TargetMarket, []Edit{{Kind: vocab.TargetMarket, Country: "US"}, {Kind: vocab.TargetMarket, Country: "CA"}}},
+		{vocab.ChangeFormat, []Edit{{Kind: vocab.ChangeFormat, FormatKind: "image"}, {Kind: vocab.ChangeFormat, FormatKind: "video_vast"}}},
 	} {
-		got := candidates(Grounds{Slug: CommerciallyDeclined, Level: Exact, Allowed: []SuggestionKind{test.kind}, Facts: facts}, Voice{})
+		got := candidates(vocab.Grounds{Slug: vocab.CommerciallyDeclined, Level: vocab.Exact, Allowed: []vocab.SuggestionKind{test.kind}, Facts: facts}, vocab.Voice{})
 		var edits []Edit
 		for _, c := range got {
 			if len(c.Edits) != 1 {
@@ -564,10 +565,10 @@ func TestCandidatesPerKind(t *testing.T) {
 			t.Errorf("candidates(%s) = %+v, want %+v", test.kind, edits, test.want)
 		}
 	}
-	if got := candidates(Grounds{Level: Exact, Facts: facts}, Voice{}); len(got) != 0 {
+	if got := candidates(vocab.Grounds{Level: vocab.Exact, Facts: facts}, vocab.Voice{}); len(got) != 0 {
 		t.Errorf("candidates with nothing allowed = %+v, want none", got)
 	}
-	if got := candidates(Grounds{Level: Exact, Allowed: SuggestionKinds}, Voice{}); len(got) != 0 {
+	if got := candidates(vocab.Grounds{Level: vocab.Exact, Allowed: vocab.SuggestionKinds()}, vocab.Voice{}); len(got) != 0 {
 		t.Errorf("candidates with no facts = %+v, want none", got)
 	}
 }
@@ -576,9 +577,9 @@ func TestCandidatesPerKind(t *testing.T) {
 // The buyer sees it once, and Offered stays aligned with Suggestions one to
 // one, which callers index in step.
 func TestComposeOfferedAligned(t *testing.T) {
-	channel := Grounds{Slug: ChannelNotOffered, Level: Category, Allowed: []SuggestionKind{SwitchChannel}, Facts: Facts{AlternativeChannels: []string{"display", "olv"}}}
-	c := Compose(Input{Grounds: []Grounds{budgetGrounds(Category, 3200), channel}, Cap: Exact, Verify: func(ch Change) bool {
-		return len(ch.Edits) == 1 && ch.Edits[0].Kind == SwitchChannel
+	channel := vocab.Grounds{Slug: vocab.ChannelNotOffered, Level: vocab.Category, Allowed: []vocab.SuggestionKind{vocab.SwitchChannel}, Facts: vocab.Facts{AlternativeChannels: []string{"display", "olv"}}}
+	c := Compose(Input{Grounds: []vocab.Grounds{budgetGrounds(vocab.Category, 3200), channel}, Cap: vocab.Exact, Verify: func(ch Change) bool {
+		return len(ch.Edits) == 1 && ch.Edits[0].Kind == vocab.SwitchChannel
 	}}, plain)
 	want := []string{"Display inventory would fit this brief.", "Online video inventory would fit this brief."}
 	if got := texts(c.Suggestions); !slices.Equal(got, want) {

@@ -1,5 +1,7 @@
 package decline
 
+import "github.com/storefront/storefront/vocab"
+
 // A figure in a reason is a claim like a suggestion: "budgets of 2,500 USD
 // or more fit" says a brief at 2,500 USD would be served. It is checked by
 // applying the change it stands for to the brief: the rule that states it
@@ -10,21 +12,21 @@ package decline
 // and its grounds fall back to the category line, which names none.
 
 // figureKinds maps a slug to the change its figures stand for.
-var figureKinds = map[Slug]SuggestionKind{
-	BudgetBelowMinimum: RaiseBudget,
-	LeadTimeTooShort:   LaterStart,
-	FlightUnavailable:  MoveFlight,
+var figureKinds = map[vocab.Slug]vocab.SuggestionKind{
+	vocab.BudgetBelowMinimum: vocab.RaiseBudget,
+	vocab.LeadTimeTooShort:   vocab.LaterStart,
+	vocab.FlightUnavailable:  vocab.MoveFlight,
 }
 
 // figureChange is the change g's disclosed figure stands for, worded as
 // the suggestion of that kind would be; false when g's level discloses no
 // figure.
-func figureChange(g Grounds, v Voice) (Change, bool) {
+func figureChange(g vocab.Grounds, v vocab.Voice) (Change, bool) {
 	kind, ok := figureKinds[g.Slug]
-	if !ok || g.Level < Range {
+	if !ok || g.Level < vocab.Range {
 		return Change{}, false
 	}
-	g.Allowed = []SuggestionKind{kind}
+	g.Allowed = []vocab.SuggestionKind{kind}
 	c := candidates(g, v)
 	if len(c) == 0 {
 		return Change{}, false
@@ -37,8 +39,8 @@ func figureChange(g Grounds, v Voice) (Change, bool) {
 // verdicts Verify already reached for the suggestions, by change text;
 // checks is how many verifications were spent, and new ones stop at
 // MaxChecks, past which a figure counts as unverified.
-func verifiedFigures(visible []Grounds, v Voice, in Input, known map[string]bool, checks int) ([]Grounds, int) {
-	out := make([]Grounds, len(visible))
+func verifiedFigures(visible []vocab.Grounds, v vocab.Voice, in Input, known map[string]bool, checks int) ([]vocab.Grounds, int) {
+	out := make([]vocab.Grounds, len(visible))
 	copy(out, visible)
 	for i, g := range out {
 		ch, ok := figureChange(g, v)
@@ -60,7 +62,7 @@ func verifiedFigures(visible []Grounds, v Voice, in Input, known map[string]bool
 			}
 		}
 		if !good {
-			out[i].Level = Category
+			out[i].Level = vocab.Category
 		}
 	}
 	return out, checks

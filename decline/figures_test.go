@@ -1,6 +1,7 @@
 package decline
 
 import (
+	"github.com/storefront/storefront/vocab"
 	"strings"
 	"testing"
 )
@@ -12,25 +13,25 @@ import (
 func TestFiguresAreVerified(t *testing.T) {
 	for _, test := range []struct {
 		name   string
-		g      Grounds
+		g      vocab.Grounds
 		figure string
 	}{
-		{"range budget", budgetGrounds(Range, 3200), "5,000 USD"},
-		{"exact budget", budgetGrounds(Exact, 3200), "3,200"},
-		{"exact budget offering no budget suggestion", func() Grounds { g := budgetGrounds(Exact, 3200); g.Allowed = nil; return g }(), "3,200"},
-		{"exact lead time", leadGrounds(Exact), "on or after"},
+		{"range budget", budgetGrounds(vocab.Range, 3200), "5,000 USD"},
+		{"exact budget", budgetGrounds(vocab.Exact, 3200), "3,200"},
+		{"exact budget offering no budget suggestion", func() vocab.Grounds { g := budgetGrounds(vocab.Exact, 3200); g.Allowed = nil; return g }(), "3,200"},
+		{"exact lead time", leadGrounds(vocab.Exact), "on or after"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			var asked []string
-			yes := Compose(Input{Grounds: []Grounds{test.g}, Cap: Exact, Verify: func(c Change) bool { asked = append(asked, c.Text()); return true }}, plain)
+			yes := Compose(Input{Grounds: []vocab.Grounds{test.g}, Cap: vocab.Exact, Verify: func(c Change) bool { asked = append(asked, c.Text()); return true }}, plain)
 			if !strings.Contains(yes.Reason.String(), test.figure) {
 				t.Fatalf("a verified figure is not stated: %q", yes.Reason)
 			}
-			no := Compose(Input{Grounds: []Grounds{test.g}, Cap: Exact, Verify: func(Change) bool { return false }}, plain)
+			no := Compose(Input{Grounds: []vocab.Grounds{test.g}, Cap: vocab.Exact, Verify: func(Change) bool { return false }}, plain)
 			if strings.Contains(no.Reason.String(), test.figure) {
 				t.Errorf("a figure that serves nothing is stated: %q", no.Reason)
 			}
-			if no.Level != Category {
+			if no.Level != vocab.Category {
 				t.Errorf("Level = %s, want category for a reason whose figure was dropped", no.Level)
 			}
 			if yes.Checks != len(asked) || yes.Checks > MaxChecks {
@@ -52,15 +53,15 @@ func TestFiguresAreVerified(t *testing.T) {
 // by its own rule and the catalogue: another rule that still declines the
 // changed brief (and is stated in the same reason) does not hide it.
 func TestFigureVerifiedAgainstItsRule(t *testing.T) {
-	g := leadGrounds(Exact)
-	var slugs []Slug
-	c := Compose(Input{Grounds: []Grounds{g}, Cap: Exact, Verify: func(Change) bool { return false },
-		VerifyFigure: func(_ Change, s Slug) bool { slugs = append(slugs, s); return true }}, plain)
+	g := leadGrounds(vocab.Exact)
+	var slugs []vocab.Slug
+	c := Compose(Input{Grounds: []vocab.Grounds{g}, Cap: vocab.Exact, Verify: func(Change) bool { return false },
+		VerifyFigure: func(_ Change, s vocab.Slug) bool { slugs = append(slugs, s); return true }}, plain)
 	if !strings.Contains(c.Reason.String(), "on or after") {
 		t.Errorf("a figure its rule clears is not stated: %q", c.Reason)
 	}
-	if len(slugs) != 1 || slugs[0] != LeadTimeTooShort {
-		t.Errorf("VerifyFigure asked for %v, want [%s]", slugs, LeadTimeTooShort)
+	if len(slugs) != 1 || slugs[0] != vocab.LeadTimeTooShort {
+		t.Errorf("VerifyFigure asked for %v, want [%s]", slugs, vocab.LeadTimeTooShort)
 	}
 	if len(c.Suggestions) != 0 {
 		t.Errorf("a suggestion Verify refused was offered: %v", c.Suggestions)

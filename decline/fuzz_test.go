@@ -1,6 +1,7 @@
 package decline
 
 import (
+	"github.com/storefront/storefront/vocab"
 	"math"
 	"strings"
 	"testing"
@@ -24,6 +25,7 @@ func FuzzCompose(f *testing.F) {
 		{Value: "Acme Retail Group", Kind: sanitize.KindNoteTerm},
 	}, nil))
 	today := adcp.MustDate("2026-11-29")
+	entries, tones := vocab.Vocabulary(), vocab.Tones()
 	split := func(s string) []string {
 		if s == "" {
 			return nil
@@ -32,15 +34,15 @@ func FuzzCompose(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, slug, level, capLevel, allowed uint8, minimum float64, channels, countries, formats string,
 		startOff int16, days uint8, earliestOff int16, tone uint8, seller, template, forced string, verifyMask uint16) {
-		s := Vocabulary[int(slug)%len(Vocabulary)].Slug
-		var kinds []SuggestionKind
-		for i, k := range SuggestionKinds {
+		s := entries[int(slug)%len(entries)].Slug
+		var kinds []vocab.SuggestionKind
+		for i, k := range vocab.SuggestionKinds() {
 			if allowed&(1<<i) != 0 {
 				kinds = append(kinds, k)
 			}
 		}
 		start := today.AddDays(int(startOff))
-		facts := Facts{
+		facts := vocab.Facts{
 			Currency: "USD", Budget: 100, Minimum: minimum,
 			Channels: split(channels), AlternativeChannels: split(channels),
 			Flight:        adcp.DateRange{Start: start, End: start.AddDays(int(days))},
@@ -52,13 +54,13 @@ func FuzzCompose(f *testing.F) {
 			open := adcp.DateRange{Start: start.AddDays(30), End: start.AddDays(30 + int(days))}
 			facts.OpenFlight = &open
 		}
-		g := Grounds{Slug: s, Level: Level(int(level) % 5), Allowed: kinds, Facts: facts}
+		g := vocab.Grounds{Slug: s, Level: vocab.Level(int(level) % 5), Allowed: kinds, Facts: facts}
 		second := g
-		second.Slug = Vocabulary[int(slug+3)%len(Vocabulary)].Slug
+		second.Slug = entries[int(slug+3)%len(entries)].Slug
 		in := Input{
-			Grounds: []Grounds{g, second},
-			Voice:   Voice{SellerName: seller, Tone: Tones[int(tone)%len(Tones)], Templates: map[Slug]string{s: template}},
-			Cap:     Level(int(capLevel) % 4),
+			Grounds: []vocab.Grounds{g, second},
+			Voice:   vocab.Voice{SellerName: seller, Tone: tones[int(tone)%len(tones)], Templates: map[vocab.Slug]string{s: template}},
+			Cap:     vocab.Level(int(capLevel) % 4),
 		}
 		calls := 0
 		if verifyMask != 0 {
@@ -91,7 +93,7 @@ func FuzzCompose(f *testing.F) {
 				t.Errorf("bad suggestion %q", sg)
 			}
 		}
-		if _, ok := Lookup(c.Slug); !ok {
+		if _, ok := vocab.Lookup(c.Slug); !ok {
 			t.Errorf("slug %q is not in the vocabulary", c.Slug)
 		}
 		if c.Level > in.Cap && in.Forced == nil {
@@ -107,8 +109,8 @@ func FuzzCompose(f *testing.F) {
 			if len(c.Offered) != len(c.Suggestions) {
 				t.Errorf("%d offered changes for %d suggestions", len(c.Offered), len(c.Suggestions))
 			}
-			if g.Level.Cap(in.Cap) == None && second.Level.Cap(in.Cap) == None &&
-				(c.Slug != CommerciallyDeclined || len(c.Suggestions) > 0) {
+			if g.Level.Cap(in.Cap) == vocab.None && second.Level.Cap(in.Cap) == vocab.None &&
+				(c.Slug != vocab.CommerciallyDeclined || len(c.Suggestions) > 0) {
 				t.Errorf("level none revealed %s with %d suggestions", c.Slug, len(c.Suggestions))
 			}
 		}

@@ -1,6 +1,10 @@
 package decline
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/storefront/storefront/vocab"
+)
 
 // A disclosure is what one disclosure level lets a decline say about its
 // figures. Each level has its own type, built from the facts by its own
@@ -8,11 +12,11 @@ import "fmt"
 // value: the composer renders from a disclosure only, never from Facts, so
 // no code path can write more than the rule's level allows.
 type disclosure interface {
-	level() Level
+	level() vocab.Level
 	// values are the template placeholder values the level reveals.
 	values() map[string]string
 	// sentence is what the canned line gains at this level, if anything.
-	sentence(s Slug) string
+	sentence(s vocab.Slug) string
 	// figures are the amounts and dates the level reveals, as formatted:
 	// the screen lets them through even where a confidential id contains
 	// them (see withFigures).
@@ -42,8 +46,8 @@ type exactDisclosure struct {
 
 // disclose builds the disclosure for g at g.Level. It is the one function
 // that reads Facts for the reason's text.
-func disclose(g Grounds, v Voice) disclosure {
-	if g.Level <= None {
+func disclose(g vocab.Grounds, v vocab.Voice) disclosure {
+	if g.Level <= vocab.None {
 		return noneDisclosure{}
 	}
 	f := g.Facts
@@ -58,9 +62,9 @@ func disclose(g Grounds, v Voice) disclosure {
 		c.formats = mapList(f.OfferedFormatKinds, FormatLabel, 6)
 	}
 	switch g.Level {
-	case Category:
+	case vocab.Category:
 		return c
-	case Range:
+	case vocab.Range:
 		r := rangeDisclosure{categoryDisclosure: c}
 		if f.Minimum > 0 {
 			r.bucketMinimum = money(coarse(f.Minimum), f.Currency)
@@ -88,11 +92,11 @@ func disclose(g Grounds, v Voice) disclosure {
 	return e
 }
 
-func (noneDisclosure) level() Level              { return None }
-func (noneDisclosure) values() map[string]string { return map[string]string{} }
-func (noneDisclosure) sentence(Slug) string      { return "" }
-func (noneDisclosure) figures() []string         { return nil }
-func (categoryDisclosure) figures() []string     { return nil }
+func (noneDisclosure) level() vocab.Level         { return vocab.None }
+func (noneDisclosure) values() map[string]string  { return map[string]string{} }
+func (noneDisclosure) sentence(vocab.Slug) string { return "" }
+func (noneDisclosure) figures() []string          { return nil }
+func (categoryDisclosure) figures() []string      { return nil }
 
 func (r rangeDisclosure) figures() []string {
 	return nonEmpty(r.bucketMinimum, r.startMonth, r.openMonth)
@@ -112,7 +116,7 @@ func nonEmpty(values ...string) []string {
 	return out
 }
 
-func (categoryDisclosure) level() Level { return Category }
+func (categoryDisclosure) level() vocab.Level { return vocab.Category }
 
 func (c categoryDisclosure) values() map[string]string {
 	out := map[string]string{}
@@ -123,17 +127,17 @@ func (c categoryDisclosure) values() map[string]string {
 	return out
 }
 
-func (c categoryDisclosure) sentence(s Slug) string {
+func (c categoryDisclosure) sentence(s vocab.Slug) string {
 	switch s {
-	case ChannelNotOffered:
+	case vocab.ChannelNotOffered:
 		if c.channels != "" {
 			return "Channels offered: " + c.channels + "."
 		}
-	case GeoNotServed:
+	case vocab.GeoNotServed:
 		if c.markets != "" {
 			return "Markets served: " + c.markets + "."
 		}
-	case FormatNotOffered:
+	case vocab.FormatNotOffered:
 		if c.formats != "" {
 			return "Format kinds offered: " + c.formats + "."
 		}
@@ -141,7 +145,7 @@ func (c categoryDisclosure) sentence(s Slug) string {
 	return ""
 }
 
-func (rangeDisclosure) level() Level { return Range }
+func (rangeDisclosure) level() vocab.Level { return vocab.Range }
 
 func (r rangeDisclosure) values() map[string]string {
 	out := r.categoryDisclosure.values()
@@ -154,17 +158,17 @@ func (r rangeDisclosure) values() map[string]string {
 	return out
 }
 
-func (r rangeDisclosure) sentence(s Slug) string {
+func (r rangeDisclosure) sentence(s vocab.Slug) string {
 	switch s {
-	case BudgetBelowMinimum:
+	case vocab.BudgetBelowMinimum:
 		if r.bucketMinimum != "" {
 			return "Budgets of " + r.bucketMinimum + " or more fit this inventory."
 		}
-	case LeadTimeTooShort:
+	case vocab.LeadTimeTooShort:
 		if r.leadBucket != "" {
 			return "Flights need " + r.leadBucket + " of lead time."
 		}
-	case FlightUnavailable:
+	case vocab.FlightUnavailable:
 		if r.openMonth != "" {
 			return "Flights of the same length starting in " + r.openMonth + " are open."
 		}
@@ -172,7 +176,7 @@ func (r rangeDisclosure) sentence(s Slug) string {
 	return r.categoryDisclosure.sentence(s)
 }
 
-func (exactDisclosure) level() Level { return Exact }
+func (exactDisclosure) level() vocab.Level { return vocab.Exact }
 
 func (e exactDisclosure) values() map[string]string {
 	out := e.categoryDisclosure.values()
@@ -183,17 +187,17 @@ func (e exactDisclosure) values() map[string]string {
 	return out
 }
 
-func (e exactDisclosure) sentence(s Slug) string {
+func (e exactDisclosure) sentence(s vocab.Slug) string {
 	switch s {
-	case BudgetBelowMinimum:
+	case vocab.BudgetBelowMinimum:
 		if e.minimum != "" {
 			return "The minimum for this inventory is " + e.minimum + "."
 		}
-	case LeadTimeTooShort:
+	case vocab.LeadTimeTooShort:
 		if e.earliestStart != "" {
 			return "Flights must start on or after " + e.earliestStart + "."
 		}
-	case FlightUnavailable:
+	case vocab.FlightUnavailable:
 		if e.openFlight != "" {
 			return "The same flight length is open " + e.openFlight + "."
 		}

@@ -1,6 +1,7 @@
 package decline
 
 import (
+	"github.com/storefront/storefront/vocab"
 	"strings"
 
 	"github.com/storefront/storefront/sanitize"
@@ -9,7 +10,7 @@ import (
 // candidates lists the changes that could clear one fired rule, best first,
 // limited to the kinds the rule allows. Values are concrete: a change is
 // what gets verified, whatever its text reveals.
-func candidates(g Grounds, v Voice) []Change {
+func candidates(g vocab.Grounds, v vocab.Voice) []Change {
 	f := g.Facts
 	d := disclose(g, v)
 	var out []Change
@@ -22,26 +23,26 @@ func candidates(g Grounds, v Voice) []Change {
 	}
 	for _, k := range g.Allowed {
 		switch k {
-		case RaiseBudget:
+		case vocab.RaiseBudget:
 			if f.Minimum > 0 && f.Currency != "" {
 				amount := exactUp(f.Minimum)
-				if g.Level < Exact {
+				if g.Level < vocab.Exact {
 					amount = coarse(f.Minimum)
 				}
-				add(Edit{Kind: RaiseBudget, Budget: amount, Currency: f.Currency})
+				add(Edit{Kind: vocab.RaiseBudget, Budget: amount, Currency: f.Currency})
 			}
-		case SwitchChannel:
+		case vocab.SwitchChannel:
 			for i, ch := range f.AlternativeChannels {
 				if i == 2 {
 					break
 				}
-				add(Edit{Kind: SwitchChannel, Channel: ch})
+				add(Edit{Kind: vocab.SwitchChannel, Channel: ch})
 			}
-		case MoveFlight:
+		case vocab.MoveFlight:
 			if f.OpenFlight != nil {
-				add(Edit{Kind: MoveFlight, Flight: *f.OpenFlight})
+				add(Edit{Kind: vocab.MoveFlight, Flight: *f.OpenFlight})
 			}
-		case LaterStart:
+		case vocab.LaterStart:
 			if !f.EarliestStart.IsZero() && !f.Flight.Start.IsZero() {
 				r := f.Flight
 				shift := r.Start.DaysUntil(f.EarliestStart)
@@ -49,21 +50,21 @@ func candidates(g Grounds, v Voice) []Change {
 				if !r.End.IsZero() {
 					r.End = r.End.AddDays(shift)
 				}
-				add(Edit{Kind: LaterStart, Flight: r})
+				add(Edit{Kind: vocab.LaterStart, Flight: r})
 			}
-		case TargetMarket:
+		case vocab.TargetMarket:
 			for i, c := range f.ServedCountries {
 				if i == 2 {
 					break
 				}
-				add(Edit{Kind: TargetMarket, Country: c})
+				add(Edit{Kind: vocab.TargetMarket, Country: c})
 			}
-		case ChangeFormat:
+		case vocab.ChangeFormat:
 			for i, k := range f.OfferedFormatKinds {
 				if i == 2 {
 					break
 				}
-				add(Edit{Kind: ChangeFormat, FormatKind: k})
+				add(Edit{Kind: vocab.ChangeFormat, FormatKind: k})
 			}
 		}
 	}
@@ -76,14 +77,14 @@ func candidates(g Grounds, v Voice) []Change {
 // change and tried first. A rule the buyer may learn nothing about (level
 // none) contributes no candidate, so unless some other change happens to
 // clear it, nothing is offered.
-func verified(visible []Grounds, v Voice, verify func(Change) bool) ([]Change, int) {
+func verified(visible []vocab.Grounds, v vocab.Voice, verify func(Change) bool) ([]Change, int) {
 	if verify == nil || len(visible) == 0 {
 		return nil, 0
 	}
 	var tries []Change
 	if len(visible) > 1 {
-		compound := Change{level: Exact}
-		kinds := map[SuggestionKind]bool{}
+		compound := Change{level: vocab.Exact}
+		kinds := map[vocab.SuggestionKind]bool{}
 		for _, g := range visible {
 			c := candidates(g, v)
 			if len(c) == 0 {
@@ -155,14 +156,14 @@ func (c Change) textWithFigures() (string, []sanitize.Figure) {
 }
 
 // Level is the disclosure level the change is rendered at.
-func (c Change) Level() Level { return c.level }
+func (c Change) Level() vocab.Level { return c.level }
 
 // clause words one edit from a disclosure. Figures come from the
 // disclosure, whose type holds only what its level reveals; the edit's own
 // values are for verification.
 func clause(e Edit, d disclosure) string {
 	switch e.Kind {
-	case RaiseBudget:
+	case vocab.RaiseBudget:
 		switch d := d.(type) {
 		case exactDisclosure:
 			if d.minimum != "" {
@@ -174,9 +175,9 @@ func clause(e Edit, d disclosure) string {
 			}
 		}
 		return "a larger budget"
-	case SwitchChannel:
+	case vocab.SwitchChannel:
 		return ChannelLabel(e.Channel) + " inventory"
-	case MoveFlight:
+	case vocab.MoveFlight:
 		switch d := d.(type) {
 		case exactDisclosure:
 			if d.openFlight != "" {
@@ -188,7 +189,7 @@ func clause(e Edit, d disclosure) string {
 			}
 		}
 		return "different flight dates"
-	case LaterStart:
+	case vocab.LaterStart:
 		switch d := d.(type) {
 		case exactDisclosure:
 			if d.earliestStart != "" {
@@ -200,9 +201,9 @@ func clause(e Edit, d disclosure) string {
 			}
 		}
 		return "a later start date"
-	case TargetMarket:
+	case vocab.TargetMarket:
 		return "targeting " + countryLabel(e.Country)
-	case ChangeFormat:
+	case vocab.ChangeFormat:
 		return strings.TrimSpace(FormatLabel(e.FormatKind)) + " creative"
 	}
 	return ""

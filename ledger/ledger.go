@@ -6,7 +6,7 @@
 //
 // This package holds no storage. Stores append through it so that the chain
 // is computed the same way everywhere. It imports nothing from the
-// storefront.
+// storefront but the vocabulary, whose slugs it records.
 package ledger
 
 import (
@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/storefront/storefront/vocab"
 )
 
 // Genesis is the previous hash of a publisher's first entry.
@@ -38,7 +40,7 @@ type Record struct {
 	// Arm is completed, rejected, failed or submitted.
 	Arm string
 	// Slug is the public decline slug, for rejections.
-	Slug string
+	Slug vocab.Slug
 	// RuleIDs are the internal ids of the rules that fired, in order.
 	RuleIDs []string
 	// ResponseDigest is the SHA-256 of the response payload before the
@@ -98,7 +100,7 @@ func (e Entry) Canonical() []byte {
 		V: 1, Publisher: e.Publisher, Sequence: e.Sequence,
 		Time:    e.Time.UTC().Format(time.RFC3339Nano),
 		Account: e.Account, Principal: e.Principal, RequestDigest: e.RequestDigest,
-		RulebookVersion: e.RulebookVersion, Task: e.Task, Arm: e.Arm, Slug: e.Slug, RuleIDs: ids,
+		RulebookVersion: e.RulebookVersion, Task: e.Task, Arm: e.Arm, Slug: string(e.Slug), RuleIDs: ids,
 		ResponseDigest: e.ResponseDigest, Sandbox: e.Sandbox, Forced: e.Forced,
 		PrevHash: e.PrevHash,
 	})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/outcome"
 )
 
 // Status is a buy's lifecycle state (enums/media-buy-status.json).
@@ -254,7 +255,7 @@ type Refusal struct {
 	Field   string
 	Message string
 	// Details is public structured detail, such as the current status.
-	Details map[string]any
+	Details *outcome.Details
 }
 
 func (r *Refusal) Error() string { return string(r.Code) + ": " + r.Message }
@@ -340,7 +341,7 @@ func (b *Buy) Cancel(now time.Time, by, reason string) *Refusal {
 
 func stateRefusal(code adcp.Code, s Status, action string) *Refusal {
 	r := refuse(code, "", "the media buy is %s, so it cannot %s", s, action)
-	r.Details = map[string]any{"current_status": string(s)}
+	r.Details = &outcome.Details{BuyStatus: &outcome.BuyStatus{CurrentStatus: string(s)}}
 	return r
 }
 

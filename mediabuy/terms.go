@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
 )
 
@@ -50,7 +51,7 @@ func Resolve(c *products.Catalogue, req []PackageRequest, newID func(int) string
 		budget := Round(*pr.Budget)
 		if opt.MinSpendPerPackage != nil && budget < *opt.MinSpendPerPackage {
 			r := refuse(adcp.BudgetTooLow, path+".budget", "this pricing option needs at least %s %s per package", money(*opt.MinSpendPerPackage), opt.Currency)
-			r.Details = map[string]any{"minimum_budget": *opt.MinSpendPerPackage, "currency": opt.Currency}
+			r.Details = &outcome.Details{MinimumSpend: &outcome.MinimumSpend{MinimumBudget: *opt.MinSpendPerPackage, Currency: opt.Currency}}
 			return nil, "", r
 		}
 		p := Package{

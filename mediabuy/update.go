@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
 )
 
@@ -264,7 +265,7 @@ func Apply(b *Buy, u *UpdateRequest, now time.Time, actor string) (Change, *Refu
 	var ch Change
 	if u.Revision != nil && *u.Revision != b.Revision {
 		r := refuse(adcp.Conflict, "revision", "the media buy is at revision %d, not %d: read it again and retry", b.Revision, *u.Revision)
-		r.Details = map[string]any{"current_revision": b.Revision}
+		r.Details = &outcome.Details{BuyRevision: &outcome.BuyRevision{CurrentRevision: b.Revision}}
 		return ch, r
 	}
 	status := b.Status(now)

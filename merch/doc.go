@@ -8,6 +8,6 @@
 // storefront does not fail open.
 //
 // The confidential parts of a rule stay in this package's Decision. What the
-// decline composer receives is the public projection, decline.Grounds, which
+// decline composer receives is the public projection, vocab.Grounds, which
 // has no field that could carry them.
 package merch

@@ -9,7 +9,7 @@ import (
 	"unicode"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/decline"
+	"github.com/storefront/storefront/vocab"
 )
 
 // ErrNoRulebook is returned when there is no rulebook to evaluate. The
@@ -30,8 +30,8 @@ func (d Decision) Declined() bool { return len(d.reasons) > 0 }
 func (d Decision) Reasons() []Reason { return append([]Reason(nil), d.reasons...) }
 
 // Grounds returns the public projection of the fired rules, in order.
-func (d Decision) Grounds() []decline.Grounds {
-	out := make([]decline.Grounds, len(d.reasons))
+func (d Decision) Grounds() []vocab.Grounds {
+	out := make([]vocab.Grounds, len(d.reasons))
 	for i, r := range d.reasons {
 		out[i] = r.grounds
 	}
@@ -53,13 +53,13 @@ type Reason struct {
 	Index    int
 	RuleID   string // confidential
 	RuleName string // confidential
-	Slug     decline.Slug
-	Level    decline.Level
-	grounds  decline.Grounds
+	Slug     vocab.Slug
+	Level    vocab.Level
+	grounds  vocab.Grounds
 }
 
 // Grounds returns the reason's public projection.
-func (r Reason) Grounds() decline.Grounds { return r.grounds }
+func (r Reason) Grounds() vocab.Grounds { return r.grounds }
 
 // Evaluate runs every enabled rule against the brief, in rulebook order.
 // It is the reference evaluation: Index.Evaluate, which serving uses,
@@ -109,7 +109,7 @@ func (d *Decision) consider(rb *Rulebook, i int, b *Brief, m *Market, hay string
 		RuleName: r.Name,
 		Slug:     r.Decline.Slug,
 		Level:    r.Decline.Disclosure,
-		grounds: decline.Grounds{
+		grounds: vocab.Grounds{
 			Slug:    r.Decline.Slug,
 			Level:   r.Decline.Disclosure,
 			Allowed: allowed(r.Decline),
@@ -118,12 +118,12 @@ func (d *Decision) consider(rb *Rulebook, i int, b *Brief, m *Market, hay string
 	})
 }
 
-func allowed(a Action) []decline.SuggestionKind {
-	e, ok := decline.Lookup(a.Slug)
+func allowed(a Action) []vocab.SuggestionKind {
+	e, ok := vocab.Lookup(a.Slug)
 	if !ok {
 		return nil
 	}
-	var out []decline.SuggestionKind
+	var out []vocab.SuggestionKind
 	for _, k := range a.Suggest {
 		if e.Allows(k) {
 			out = append(out, k)
@@ -134,8 +134,8 @@ func allowed(a Action) []decline.SuggestionKind {
 
 // holds evaluates every predicate; all present ones must hold. It returns
 // the public facts the predicates established.
-func (c *Condition) holds(b *Brief, m *Market, hay string) (decline.Facts, bool) {
-	var f decline.Facts
+func (c *Condition) holds(b *Brief, m *Market, hay string) (vocab.Facts, bool) {
+	var f vocab.Facts
 	if len(c.Channels) > 0 {
 		if len(b.Channels) == 0 || !allIn(b.Channels, c.Channels) {
 			return f, false
@@ -199,7 +199,7 @@ func (c *Condition) holds(b *Brief, m *Market, hay string) (decline.Facts, bool)
 
 // holds is the budget predicate: the buyer's budget is below the minimum
 // of the cheapest channel it could be served on.
-func (bf *BudgetFloor) holds(b *Brief, m *Market, f *decline.Facts) bool {
+func (bf *BudgetFloor) holds(b *Brief, m *Market, f *vocab.Facts) bool {
 	amount, ok := b.Budget.Amount()
 	if !ok || !strings.EqualFold(b.Budget.Currency, bf.Currency) {
 		return false
@@ -272,7 +272,7 @@ func windowApplies(w Window, channels []string) bool {
 // soldOut holds when the flight overlaps a window that applies to the
 // channels asked for. It looks for the first open flight of the same length
 // after the clash, within a year.
-func soldOut(ws []Window, b *Brief, f *decline.Facts) bool {
+func soldOut(ws []Window, b *Brief, f *vocab.Facts) bool {
 	if !b.HasFlight() {
 		return false
 	}
@@ -302,7 +302,7 @@ func soldOut(ws []Window, b *Brief, f *decline.Facts) bool {
 	return true
 }
 
-func leadTime(days int, b *Brief, f *decline.Facts) bool {
+func leadTime(days int, b *Brief, f *vocab.Facts) bool {
 	if b.Flight.Start.IsZero() {
 		return false
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/merch"
+	"github.com/storefront/storefront/vocab"
 )
 
 var today = adcp.MustDate("2026-11-29")
@@ -29,10 +29,10 @@ var market = merch.Market{
 }
 
 // one evaluates a rulebook holding just the rule with condition c.
-func one(t *testing.T, c merch.Condition, slug decline.Slug, b merch.Brief, m merch.Market) (decline.Facts, bool) {
+func one(t *testing.T, c merch.Condition, slug vocab.Slug, b merch.Brief, m merch.Market) (vocab.Facts, bool) {
 	t.Helper()
 	rb := &merch.Rulebook{Format: merch.Format, Rules: []merch.Rule{{
-		ID: "R-1", Name: "rule", When: c, Decline: merch.Action{Slug: slug, Disclosure: decline.Exact},
+		ID: "R-1", Name: "rule", When: c, Decline: merch.Action{Slug: slug, Disclosure: vocab.Exact},
 	}}}
 	if b.Today.IsZero() {
 		b.Today = today
@@ -42,7 +42,7 @@ func one(t *testing.T, c merch.Condition, slug decline.Slug, b merch.Brief, m me
 		t.Fatalf("Evaluate: %v", err)
 	}
 	if !dec.Declined() {
-		return decline.Facts{}, false
+		return vocab.Facts{}, false
 	}
 	g := dec.Grounds()
 	if len(g) != 1 || g[0].Slug != slug {
@@ -63,14 +63,14 @@ func TestBudgetBelow(t *testing.T) {
 		brief     merch.Brief
 		m         merch.Market
 		wantFired bool
-		want      decline.Facts
+		want      vocab.Facts
 	}{
 		{
 			name:  "below the channel minimum",
 			floor: floor, m: market,
 			brief:     merch.Brief{Channels: []string{"ctv"}, Budget: budget(10000, "USD")},
 			wantFired: true,
-			want:      decline.Facts{Currency: "USD", Budget: 10000, Minimum: 25000, Channels: []string{"ctv"}, AlternativeChannels: []string{"display", "streaming_audio", "olv"}},
+			want:      vocab.Facts{Currency: "USD", Budget: 10000, Minimum: 25000, Channels: []string{"ctv"}, AlternativeChannels: []string{"display", "streaming_audio", "olv"}},
 		},
 		{
 			name:  "cheapest of the channels asked applies",
@@ -87,7 +87,7 @@ func TestBudgetBelow(t *testing.T) {
 			floor: floor, m: market,
 			brief:     merch.Brief{Budget: budget(500, "USD")},
 			wantFired: true,
-			want:      decline.Facts{Currency: "USD", Budget: 500, Minimum: 1000},
+			want:      vocab.Facts{Currency: "USD", Budget: 500, Minimum: 1000},
 		},
 		{
 			name:  "no channels asked, budget above the cheapest market channel",
@@ -99,28 +99,28 @@ func TestBudgetBelow(t *testing.T) {
 			floor: floor, m: merch.Market{Channels: []string{"ctv", "olv"}},
 			brief:     merch.Brief{Budget: budget(2000, "USD")},
 			wantFired: true,
-			want:      decline.Facts{Currency: "USD", Budget: 2000, Minimum: 2500},
+			want:      vocab.Facts{Currency: "USD", Budget: 2000, Minimum: 2500},
 		},
 		{
 			name:  "no channels anywhere: the rule's minimum",
 			floor: floor, m: merch.Market{},
 			brief:     merch.Brief{Budget: budget(900, "USD")},
 			wantFired: true,
-			want:      decline.Facts{Currency: "USD", Budget: 900, Minimum: 1000},
+			want:      vocab.Facts{Currency: "USD", Budget: 900, Minimum: 1000},
 		},
 		{
 			name:  "channel without its own minimum uses the rule's minimum",
 			floor: floor, m: market,
 			brief:     merch.Brief{Channels: []string{"podcast"}, Budget: budget(900, "USD")},
 			wantFired: true,
-			want:      decline.Facts{Currency: "USD", Budget: 900, Minimum: 1000, Channels: []string{"podcast"}},
+			want:      vocab.Facts{Currency: "USD", Budget: 900, Minimum: 1000, Channels: []string{"podcast"}},
 		},
 		{
 			name:  "budget min is the amount when there is no max",
 			floor: floor, m: market,
 			brief:     merch.Brief{Channels: []string{"olv"}, Budget: &merch.Budget{Min: f(2000), Currency: "USD"}},
 			wantFired: true,
-			want:      decline.Facts{Currency: "USD", Budget: 2000, Minimum: 2500, Channels: []string{"olv"}, AlternativeChannels: []string{"display", "streaming_audio"}},
+			want:      vocab.Facts{Currency: "USD", Budget: 2000, Minimum: 2500, Channels: []string{"olv"}, AlternativeChannels: []string{"display", "streaming_audio"}},
 		},
 		{
 			name:  "max wins over min",
@@ -144,7 +144,7 @@ func TestBudgetBelow(t *testing.T) {
 		},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			got, fired := one(t, merch.Condition{BudgetBelow: test.floor}, decline.BudgetBelowMinimum, test.brief, test.m)
+			got, fired := one(t, merch.Condition{BudgetBelow: test.floor}, vocab.BudgetBelowMinimum, test.brief, test.m)
 			if fired != test.wantFired {
 				t.Fatalf("budget_below fired = %v, want %v", fired, test.wantFired)
 			}
@@ -159,112 +159,112 @@ func TestOfferedLists(t *testing.T) {
 	for _, test := range []struct {
 		name      string
 		c         merch.Condition
-		slug      decline.Slug
+		slug      vocab.Slug
 		brief     merch.Brief
 		m         merch.Market
 		wantFired bool
-		want      decline.Facts
+		want      vocab.Facts
 	}{
 		{
-			name: "channel not offered", slug: decline.ChannelNotOffered, m: market,
+			name: "channel not offered", slug: vocab.ChannelNotOffered, m: market,
 			c:         merch.Condition{ChannelsOffered: []string{"display", "olv", "ctv", "podcast"}},
 			brief:     merch.Brief{Channels: []string{"dooh"}},
 			wantFired: true,
 			// podcast is offered by the rule but not carried by the catalogue.
-			want: decline.Facts{Channels: []string{"dooh"}, AlternativeChannels: []string{"display", "olv", "ctv"}},
+			want: vocab.Facts{Channels: []string{"dooh"}, AlternativeChannels: []string{"display", "olv", "ctv"}},
 		},
 		{
-			name: "one of the channels is offered", slug: decline.ChannelNotOffered, m: market,
+			name: "one of the channels is offered", slug: vocab.ChannelNotOffered, m: market,
 			c:     merch.Condition{ChannelsOffered: []string{"display", "olv"}},
 			brief: merch.Brief{Channels: []string{"dooh", "display"}},
 		},
 		{
-			name: "no channels asked", slug: decline.ChannelNotOffered, m: market,
+			name: "no channels asked", slug: vocab.ChannelNotOffered, m: market,
 			c: merch.Condition{ChannelsOffered: []string{"display"}},
 		},
 		{
-			name: "empty market: alternatives are the rule's list", slug: decline.ChannelNotOffered,
+			name: "empty market: alternatives are the rule's list", slug: vocab.ChannelNotOffered,
 			c:         merch.Condition{ChannelsOffered: []string{"display", "podcast"}},
 			brief:     merch.Brief{Channels: []string{"radio"}},
 			wantFired: true,
-			want:      decline.Facts{Channels: []string{"radio"}, AlternativeChannels: []string{"display", "podcast"}},
+			want:      vocab.Facts{Channels: []string{"radio"}, AlternativeChannels: []string{"display", "podcast"}},
 		},
 		{
-			name: "market not served", slug: decline.GeoNotServed, m: market,
+			name: "market not served", slug: vocab.GeoNotServed, m: market,
 			c:         merch.Condition{CountriesServed: []string{"US", "CA", "GB", "IE"}},
 			brief:     merch.Brief{Countries: []string{"DE", "FR"}},
 			wantFired: true,
-			want:      decline.Facts{Countries: []string{"DE", "FR"}, ServedCountries: []string{"US", "CA", "GB"}},
+			want:      vocab.Facts{Countries: []string{"DE", "FR"}, ServedCountries: []string{"US", "CA", "GB"}},
 		},
 		{
 			// Only the predicates present record facts: the channels the
 			// brief asks for are no business of a geo rule.
-			name: "facts come from present predicates only", slug: decline.GeoNotServed, m: market,
+			name: "facts come from present predicates only", slug: vocab.GeoNotServed, m: market,
 			c:         merch.Condition{CountriesServed: []string{"US"}},
 			brief:     merch.Brief{Countries: []string{"DE"}, Channels: []string{"ctv"}, FormatKinds: []string{"html5"}},
 			wantFired: true,
-			want:      decline.Facts{Countries: []string{"DE"}, ServedCountries: []string{"US"}},
+			want:      vocab.Facts{Countries: []string{"DE"}, ServedCountries: []string{"US"}},
 		},
 		{
-			name: "one market served", slug: decline.GeoNotServed, m: market,
+			name: "one market served", slug: vocab.GeoNotServed, m: market,
 			c:     merch.Condition{CountriesServed: []string{"US", "CA", "GB"}},
 			brief: merch.Brief{Countries: []string{"DE", "GB"}},
 		},
 		{
-			name: "no markets asked", slug: decline.GeoNotServed, m: market,
+			name: "no markets asked", slug: vocab.GeoNotServed, m: market,
 			c: merch.Condition{CountriesServed: []string{"US"}},
 		},
 		{
-			name: "format kind not offered", slug: decline.FormatNotOffered, m: market,
+			name: "format kind not offered", slug: vocab.FormatNotOffered, m: market,
 			c:         merch.Condition{FormatKindsOffered: []string{"image", "video_hosted", "video_vast", "audio_hosted"}},
 			brief:     merch.Brief{FormatKinds: []string{"html5"}},
 			wantFired: true,
-			want:      decline.Facts{FormatKinds: []string{"html5"}, OfferedFormatKinds: []string{"image", "video_hosted", "video_vast", "audio_hosted"}},
+			want:      vocab.Facts{FormatKinds: []string{"html5"}, OfferedFormatKinds: []string{"image", "video_hosted", "video_vast", "audio_hosted"}},
 		},
 		{
-			name: "a format kind is offered", slug: decline.FormatNotOffered, m: market,
+			name: "a format kind is offered", slug: vocab.FormatNotOffered, m: market,
 			c:     merch.Condition{FormatKindsOffered: []string{"image"}},
 			brief: merch.Brief{FormatKinds: []string{"html5", "image"}},
 		},
 		{
-			name: "currency not accepted", slug: decline.CommerciallyDeclined, m: market,
+			name: "currency not accepted", slug: vocab.CommerciallyDeclined, m: market,
 			c:         merch.Condition{CurrenciesAccepted: []string{"USD", "GBP"}},
 			brief:     merch.Brief{Currencies: []string{"EUR"}},
 			wantFired: true,
 		},
 		{
-			name: "budget currency not accepted", slug: decline.CommerciallyDeclined, m: market,
+			name: "budget currency not accepted", slug: vocab.CommerciallyDeclined, m: market,
 			c:         merch.Condition{CurrenciesAccepted: []string{"USD"}},
 			brief:     merch.Brief{Budget: &merch.Budget{Max: f(1), Currency: "EUR"}},
 			wantFired: true,
 		},
 		{
-			name: "one currency accepted", slug: decline.CommerciallyDeclined, m: market,
+			name: "one currency accepted", slug: vocab.CommerciallyDeclined, m: market,
 			c:     merch.Condition{CurrenciesAccepted: []string{"USD"}},
 			brief: merch.Brief{Currencies: []string{"EUR", "USD"}},
 		},
 		{
-			name: "budget currency accepted though the pricing currency is not", slug: decline.CommerciallyDeclined, m: market,
+			name: "budget currency accepted though the pricing currency is not", slug: vocab.CommerciallyDeclined, m: market,
 			c:     merch.Condition{CurrenciesAccepted: []string{"USD"}},
 			brief: merch.Brief{Currencies: []string{"EUR"}, Budget: &merch.Budget{Max: f(1), Currency: "USD"}},
 		},
 		{
-			name: "no currency named", slug: decline.CommerciallyDeclined, m: market,
+			name: "no currency named", slug: vocab.CommerciallyDeclined, m: market,
 			c: merch.Condition{CurrenciesAccepted: []string{"USD"}},
 		},
 		{
-			name: "delivery type not offered", slug: decline.CommerciallyDeclined, m: market,
+			name: "delivery type not offered", slug: vocab.CommerciallyDeclined, m: market,
 			c:         merch.Condition{DeliveryTypesOffered: []string{"guaranteed"}},
 			brief:     merch.Brief{DeliveryType: "non_guaranteed"},
 			wantFired: true,
 		},
 		{
-			name: "delivery type offered", slug: decline.CommerciallyDeclined, m: market,
+			name: "delivery type offered", slug: vocab.CommerciallyDeclined, m: market,
 			c:     merch.Condition{DeliveryTypesOffered: []string{"guaranteed"}},
 			brief: merch.Brief{DeliveryType: "guaranteed"},
 		},
 		{
-			name: "no delivery type asked", slug: decline.CommerciallyDeclined, m: market,
+			name: "no delivery type asked", slug: vocab.CommerciallyDeclined, m: market,
 			c: merch.Condition{DeliveryTypesOffered: []string{"guaranteed"}},
 		},
 	} {
@@ -364,7 +364,7 @@ func TestSoldOut(t *testing.T) {
 		},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			got, fired := one(t, merch.Condition{Channels: test.scope, SoldOut: test.windows}, decline.FlightUnavailable, test.brief, market)
+			got, fired := one(t, merch.Condition{Channels: test.scope, SoldOut: test.windows}, vocab.FlightUnavailable, test.brief, market)
 			if fired != test.wantFired {
 				t.Fatalf("sold_out fired = %v, want %v", fired, test.wantFired)
 			}
@@ -401,12 +401,12 @@ func TestLeadTime(t *testing.T) {
 		t.Run(test.name, func(t *testing.T) {
 			lead := test.days
 			b := merch.Brief{Flight: adcp.DateRange{Start: d(test.start)}}
-			got, fired := one(t, merch.Condition{LeadTimeDays: &lead}, decline.LeadTimeTooShort, b, market)
+			got, fired := one(t, merch.Condition{LeadTimeDays: &lead}, vocab.LeadTimeTooShort, b, market)
 			if fired != test.wantFired {
 				t.Fatalf("lead_time_days %d, start %s: fired = %v, want %v", test.days, test.start, fired, test.wantFired)
 			}
 			if fired {
-				want := decline.Facts{Flight: b.Flight, EarliestStart: today.AddDays(test.days), LeadDays: test.days}
+				want := vocab.Facts{Flight: b.Flight, EarliestStart: today.AddDays(test.days), LeadDays: test.days}
 				if diff := cmp.Diff(want, got, factsOpts); diff != "" {
 					t.Errorf("facts (-want +got):\n%s", diff)
 				}
@@ -414,7 +414,7 @@ func TestLeadTime(t *testing.T) {
 		})
 	}
 	lead := 3
-	if _, fired := one(t, merch.Condition{LeadTimeDays: &lead}, decline.LeadTimeTooShort, merch.Brief{}, market); fired {
+	if _, fired := one(t, merch.Condition{LeadTimeDays: &lead}, vocab.LeadTimeTooShort, merch.Brief{}, market); fired {
 		t.Error("lead_time_days fired without a start date")
 	}
 }
@@ -450,7 +450,7 @@ func TestMatchers(t *testing.T) {
 		{"no brand domain", merch.Condition{BrandDomains: []string{"bet.example"}}, merch.Brief{}, false},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			if _, got := one(t, test.c, decline.CategoryNotAccepted, test.brief, market); got != test.want {
+			if _, got := one(t, test.c, vocab.CategoryNotAccepted, test.brief, market); got != test.want {
 				t.Errorf("%+v against %+v fired = %v, want %v", test.c, test.brief, got, test.want)
 			}
 		})
@@ -473,16 +473,16 @@ func TestConjunction(t *testing.T) {
 		{"only the keyword holds", merch.Brief{Channels: []string{"display"}, Text: "casino"}, false},
 		{"neither holds", merch.Brief{Channels: []string{"display"}}, false},
 	} {
-		if _, got := one(t, c, decline.CommerciallyDeclined, test.brief, market); got != test.want {
+		if _, got := one(t, c, vocab.CommerciallyDeclined, test.brief, market); got != test.want {
 			t.Errorf("%s: fired = %v, want %v", test.name, got, test.want)
 		}
 	}
 	// A channel scope alone is not a predicate: the rule never fires.
-	if _, got := one(t, merch.Condition{Channels: []string{"ctv"}}, decline.CommerciallyDeclined, merch.Brief{Channels: []string{"ctv"}}, market); got {
+	if _, got := one(t, merch.Condition{Channels: []string{"ctv"}}, vocab.CommerciallyDeclined, merch.Brief{Channels: []string{"ctv"}}, market); got {
 		t.Error("a condition with only a channel scope fired")
 	}
 	// An empty condition never fires.
-	if _, got := one(t, merch.Condition{}, decline.CommerciallyDeclined, merch.Brief{Channels: []string{"ctv"}, Text: "casino"}, market); got {
+	if _, got := one(t, merch.Condition{}, vocab.CommerciallyDeclined, merch.Brief{Channels: []string{"ctv"}, Text: "casino"}, market); got {
 		t.Error("an empty condition fired")
 	}
 }
@@ -491,17 +491,17 @@ func TestEvaluateOrderAndProjection(t *testing.T) {
 	lead := 3
 	rb := &merch.Rulebook{Format: merch.Format, Rules: []merch.Rule{
 		{ID: "R-geo", Name: "geo", When: merch.Condition{CountriesServed: []string{"US"}},
-			Decline: merch.Action{Slug: decline.GeoNotServed, Disclosure: decline.Category, Suggest: []decline.SuggestionKind{decline.TargetMarket}}},
+			Decline: merch.Action{Slug: vocab.GeoNotServed, Disclosure: vocab.Category, Suggest: []vocab.SuggestionKind{vocab.TargetMarket}}},
 		{ID: "R-off", Name: "disabled", Disabled: true, When: merch.Condition{CountriesServed: []string{"CA"}},
-			Decline: merch.Action{Slug: decline.GeoNotServed, Disclosure: decline.Exact}},
+			Decline: merch.Action{Slug: vocab.GeoNotServed, Disclosure: vocab.Exact}},
 		{ID: "R-budget", Name: "budget", When: merch.Condition{BudgetBelow: &merch.BudgetFloor{Currency: "USD", Minimum: 5000}},
 			// move_flight is not a kind budget_below_minimum can carry: it is
 			// narrowed away.
-			Decline: merch.Action{Slug: decline.BudgetBelowMinimum, Disclosure: decline.Range, Suggest: []decline.SuggestionKind{decline.MoveFlight, decline.RaiseBudget}}},
+			Decline: merch.Action{Slug: vocab.BudgetBelowMinimum, Disclosure: vocab.Range, Suggest: []vocab.SuggestionKind{vocab.MoveFlight, vocab.RaiseBudget}}},
 		{ID: "R-miss", Name: "does not hold", When: merch.Condition{Keywords: []string{"casino"}},
-			Decline: merch.Action{Slug: decline.CategoryNotAccepted, Disclosure: decline.None}},
+			Decline: merch.Action{Slug: vocab.CategoryNotAccepted, Disclosure: vocab.None}},
 		{ID: "R-lead", Name: "lead", When: merch.Condition{LeadTimeDays: &lead},
-			Decline: merch.Action{Slug: decline.LeadTimeTooShort, Disclosure: decline.Exact, Suggest: []decline.SuggestionKind{decline.LaterStart}}},
+			Decline: merch.Action{Slug: vocab.LeadTimeTooShort, Disclosure: vocab.Exact, Suggest: []vocab.SuggestionKind{vocab.LaterStart}}},
 	}}
 	b := merch.Brief{Countries: []string{"DE"}, Budget: &merch.Budget{Max: f(100), Currency: "USD"}, Flight: flight("2026-11-30", "2026-12-05"), Text: "shoes", Today: today}
 	dec, err := merch.Evaluate(rb, b, market)
@@ -512,7 +512,7 @@ func TestEvaluateOrderAndProjection(t *testing.T) {
 		t.Errorf("RuleIDs() = %q, want %q", got, want)
 	}
 	var idx []int
-	var slugs []decline.Slug
+	var slugs []vocab.Slug
 	for _, r := range dec.Reasons() {
 		idx = append(idx, r.Index)
 		slugs = append(slugs, r.Slug)
@@ -523,17 +523,17 @@ func TestEvaluateOrderAndProjection(t *testing.T) {
 	if !slices.Equal(idx, []int{0, 2, 4}) {
 		t.Errorf("reason indexes = %v, want [0 2 4]", idx)
 	}
-	if want := []decline.Slug{decline.GeoNotServed, decline.BudgetBelowMinimum, decline.LeadTimeTooShort}; !slices.Equal(slugs, want) {
+	if want := []vocab.Slug{vocab.GeoNotServed, vocab.BudgetBelowMinimum, vocab.LeadTimeTooShort}; !slices.Equal(slugs, want) {
 		t.Errorf("reason slugs = %v, want %v", slugs, want)
 	}
 	g := dec.Grounds()
-	if len(g) != 3 || g[0].Slug != decline.GeoNotServed || g[1].Slug != decline.BudgetBelowMinimum || g[2].Slug != decline.LeadTimeTooShort {
+	if len(g) != 3 || g[0].Slug != vocab.GeoNotServed || g[1].Slug != vocab.BudgetBelowMinimum || g[2].Slug != vocab.LeadTimeTooShort {
 		t.Fatalf("Grounds() = %+v", g)
 	}
-	if !slices.Equal(g[1].Allowed, []decline.SuggestionKind{decline.RaiseBudget}) {
+	if !slices.Equal(g[1].Allowed, []vocab.SuggestionKind{vocab.RaiseBudget}) {
 		t.Errorf("budget grounds allow %v, want [raise_budget]", g[1].Allowed)
 	}
-	if g[1].Level != decline.Range || g[2].Level != decline.Exact {
+	if g[1].Level != vocab.Range || g[2].Level != vocab.Exact {
 		t.Errorf("levels = %v, %v", g[1].Level, g[2].Level)
 	}
 	// Evaluation is a pure function of its inputs.
@@ -577,7 +577,7 @@ func TestEvaluateNeverPanics(t *testing.T) {
 		{When: merch.Condition{ChannelsOffered: []string{}, CountriesServed: []string{""}, FormatKindsOffered: nil}},
 		{When: merch.Condition{Industries: []string{""}, Keywords: []string{"", "  "}, BrandDomains: []string{""}}},
 		{When: merch.Condition{CurrenciesAccepted: []string{}, DeliveryTypesOffered: []string{""}}},
-		{Decline: merch.Action{Slug: "not_a_slug", Disclosure: decline.Level(99), Suggest: []decline.SuggestionKind{"nope"}}, When: merch.Condition{Keywords: []string{"x"}}},
+		{Decline: merch.Action{Slug: "not_a_slug", Disclosure: vocab.Level(99), Suggest: []vocab.SuggestionKind{"nope"}}, When: merch.Condition{Keywords: []string{"x"}}},
 	}}
 	briefs := []merch.Brief{
 		{Today: today},

@@ -16,10 +16,10 @@ import (
 
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/bench"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/vocab"
 )
 
 // Value pools for generated rules and briefs. Each mixes values that
@@ -118,15 +118,15 @@ func genCondition(t *rapid.T) merch.Condition {
 	return c
 }
 
-var slugs = []decline.Slug{decline.BudgetBelowMinimum, decline.ChannelNotOffered, decline.FlightUnavailable, decline.GeoNotServed, decline.CategoryNotAccepted}
+var slugs = []vocab.Slug{vocab.BudgetBelowMinimum, vocab.ChannelNotOffered, vocab.FlightUnavailable, vocab.GeoNotServed, vocab.CategoryNotAccepted}
 
 func genRule(t *rapid.T, i int) merch.Rule {
 	return merch.Rule{
 		ID: fmt.Sprintf("R-%d", i), Name: fmt.Sprintf("rule %d", i),
 		Disabled: rapid.IntRange(0, 9).Draw(t, "disabled") == 0,
 		When:     genCondition(t),
-		Decline: merch.Action{Slug: rapid.SampledFrom(slugs).Draw(t, "slug"), Disclosure: decline.Level(rapid.IntRange(0, 3).Draw(t, "disclosure")),
-			Suggest: []decline.SuggestionKind{decline.RaiseBudget, decline.SwitchChannel, decline.MoveFlight}},
+		Decline: merch.Action{Slug: rapid.SampledFrom(slugs).Draw(t, "slug"), Disclosure: vocab.Level(rapid.IntRange(0, 3).Draw(t, "disclosure")),
+			Suggest: []vocab.SuggestionKind{vocab.RaiseBudget, vocab.SwitchChannel, vocab.MoveFlight}},
 	}
 }
 

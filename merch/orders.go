@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/sanitize"
+	"github.com/storefront/storefront/vocab"
 )
 
 // Orders says which media buys the publisher approves by hand. A buy no
@@ -18,7 +18,7 @@ import (
 type Orders struct {
 	// ReviewTiers lists account trust tiers (an account's disclosure
 	// cap) whose every buy waits for approval.
-	ReviewTiers []decline.Level `json:"review_tiers,omitempty"`
+	ReviewTiers []vocab.Level `json:"review_tiers,omitempty"`
 	// Review rules send the buys they hold for to the desk.
 	Review []ReviewRule `json:"review,omitempty"`
 }
@@ -60,12 +60,12 @@ func (r ReviewReason) String() string {
 }
 
 // TierReview is the review reason for an account whose tier always waits.
-func TierReview(tier decline.Level) ReviewReason {
+func TierReview(tier vocab.Level) ReviewReason {
 	return ReviewReason{RuleName: "account trust tier " + tier.String()}
 }
 
 // ReviewsTier reports whether every buy of an account at tier waits.
-func (o *Orders) ReviewsTier(tier decline.Level) bool {
+func (o *Orders) ReviewsTier(tier vocab.Level) bool {
 	if o == nil {
 		return false
 	}
@@ -121,7 +121,7 @@ func validateOrders(v *problem.Invalid, rb *Rulebook, ids map[string]int) {
 		return
 	}
 	for i, t := range o.ReviewTiers {
-		if t < decline.None || t > decline.Exact {
+		if t < vocab.None || t > vocab.Exact {
 			v.Add(problem.Pointer("orders", "review_tiers", i), "a trust tier is none, category, range or exact")
 		}
 	}

@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/vocab"
 )
 
 func TestReviewRules(t *testing.T) {
 	amount := func(v float64) *Budget { return &Budget{Max: &v, Currency: "USD"} }
 	rb := &Rulebook{Format: Format, Orders: &Orders{
-		ReviewTiers: []decline.Level{decline.None},
+		ReviewTiers: []vocab.Level{vocab.None},
 		Review: []ReviewRule{
 			{ID: "OD-1", Name: "big orders", BudgetAtLeast: &Threshold{Currency: "USD", Amount: 100000}},
 			{ID: "OD-2", Name: "ctv in the UK", When: &Condition{Channels: []string{"ctv"}, CountriesServed: []string{"US"}}},
@@ -42,11 +42,11 @@ func TestReviewRules(t *testing.T) {
 			t.Errorf("%s: Review = %v, want %v", c.name, ids, c.want)
 		}
 	}
-	if !rb.Orders.ReviewsTier(decline.None) || rb.Orders.ReviewsTier(decline.Exact) {
+	if !rb.Orders.ReviewsTier(vocab.None) || rb.Orders.ReviewsTier(vocab.Exact) {
 		t.Error("ReviewsTier does not follow review_tiers")
 	}
 	var none *Orders
-	if none.ReviewsTier(decline.None) {
+	if none.ReviewsTier(vocab.None) {
 		t.Error("a rulebook without orders reviews a tier")
 	}
 }
@@ -55,8 +55,8 @@ func ptrF(v float64) *float64 { return &v }
 
 func TestOrdersValidation(t *testing.T) {
 	rb := &Rulebook{Format: Format,
-		Rules: []Rule{{ID: "R-1", Name: "floor", When: Condition{LeadTimeDays: new(int)}, Decline: Action{Slug: decline.LeadTimeTooShort, Disclosure: decline.Exact}}},
-		Orders: &Orders{ReviewTiers: []decline.Level{decline.Level(9)}, Review: []ReviewRule{
+		Rules: []Rule{{ID: "R-1", Name: "floor", When: Condition{LeadTimeDays: new(int)}, Decline: Action{Slug: vocab.LeadTimeTooShort, Disclosure: vocab.Exact}}},
+		Orders: &Orders{ReviewTiers: []vocab.Level{vocab.Level(9)}, Review: []ReviewRule{
 			{ID: "R-1", Name: "same id as a decline rule", BudgetAtLeast: &Threshold{Currency: "usd", Amount: -1}},
 			{ID: "OD-2", Name: "nothing to hold on"},
 		}}}

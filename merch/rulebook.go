@@ -8,9 +8,9 @@ import (
 	"strings"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/sanitize"
+	"github.com/storefront/storefront/vocab"
 )
 
 // Format is the rulebook document format this package reads and writes.
@@ -24,7 +24,7 @@ type Rulebook struct {
 	Format string `json:"format" jsonschema:"enum=storefront.rulebook/v1"`
 	// Voice is how declines read: the seller's public name, tone and
 	// optional per-slug templates.
-	Voice decline.Voice `json:"voice,omitempty"`
+	Voice vocab.Voice `json:"voice,omitempty"`
 	// Rules, in evaluation order.
 	Rules []Rule `json:"rules"`
 	// Orders says which media buys wait for the publisher's approval
@@ -115,12 +115,12 @@ type Window struct {
 // Action is what a firing rule tells the buyer.
 type Action struct {
 	// Slug is the public decline category.
-	Slug decline.Slug `json:"slug"`
+	Slug vocab.Slug `json:"slug"`
 	// Disclosure is how much the buyer may learn.
-	Disclosure decline.Level `json:"disclosure"`
+	Disclosure vocab.Level `json:"disclosure"`
 	// Suggest lists the suggestion kinds the rule may offer. Only kinds
 	// the slug can carry are allowed.
-	Suggest []decline.SuggestionKind `json:"suggest,omitempty"`
+	Suggest []vocab.SuggestionKind `json:"suggest,omitempty"`
 }
 
 // Validate checks the whole document and returns every failure, each with
@@ -152,11 +152,11 @@ func (rb *Rulebook) Validate() error {
 	return v.Err()
 }
 
-func validateVoice(v *problem.Invalid, vo decline.Voice) {
-	if n := len([]rune(vo.SellerName)); n > decline.MaxSellerName {
-		v.Add("/voice/seller_name", "seller name is %d characters; the limit is %d", n, decline.MaxSellerName)
+func validateVoice(v *problem.Invalid, vo vocab.Voice) {
+	if n := len([]rune(vo.SellerName)); n > vocab.MaxSellerName {
+		v.Add("/voice/seller_name", "seller name is %d characters; the limit is %d", n, vocab.MaxSellerName)
 	}
-	if _, err := decline.ParseTone(string(vo.Tone)); err != nil {
+	if _, err := vocab.ParseTone(string(vo.Tone)); err != nil {
 		v.Add("/voice/tone", "%v", err)
 	}
 	slugs := make([]string, 0, len(vo.Templates))
@@ -166,11 +166,11 @@ func validateVoice(v *problem.Invalid, vo decline.Voice) {
 	sort.Strings(slugs)
 	for _, s := range slugs {
 		p := problem.Pointer("voice", "templates", s)
-		if _, err := decline.ParseSlug(s); err != nil {
+		if _, err := vocab.ParseSlug(s); err != nil {
 			v.Add(p, "%v", err)
 			continue
 		}
-		if err := decline.CheckTemplate(vo.Templates[decline.Slug(s)]); err != nil {
+		if err := vocab.CheckTemplate(vo.Templates[vocab.Slug(s)]); err != nil {
 			v.Add(p, "%v", err)
 		}
 	}
@@ -283,17 +283,17 @@ func validateCondition(v *problem.Invalid, wp string, c Condition) int {
 }
 
 func validateAction(v *problem.Invalid, ap string, r Rule) {
-	entry, ok := decline.Lookup(r.Decline.Slug)
+	entry, ok := vocab.Lookup(r.Decline.Slug)
 	if !ok {
-		v.Add(ap+"/slug", "%q is not a published decline slug (want one of %s)", r.Decline.Slug, strings.Join(decline.Slugs(), ", "))
+		v.Add(ap+"/slug", "%q is not a published decline slug (want one of %s)", r.Decline.Slug, strings.Join(vocab.Slugs(), ", "))
 	}
-	if r.Decline.Disclosure < decline.None || r.Decline.Disclosure > decline.Exact {
+	if r.Decline.Disclosure < vocab.None || r.Decline.Disclosure > vocab.Exact {
 		v.Add(ap+"/disclosure", "disclosure must be none, category, range or exact")
 	}
-	seen := map[decline.SuggestionKind]bool{}
+	seen := map[vocab.SuggestionKind]bool{}
 	for i, k := range r.Decline.Suggest {
 		kp := problem.Join(ap, "suggest", i)
-		if _, err := decline.ParseSuggestionKind(string(k)); err != nil {
+		if _, err := vocab.ParseSuggestionKind(string(k)); err != nil {
 			v.Add(kp, "%v", err)
 			continue
 		}
@@ -448,7 +448,7 @@ func (rb *Rulebook) Lint() error {
 	}
 	sort.Strings(slugs)
 	for _, s := range slugs {
-		if err := decline.LintTemplate(rb.Voice.Templates[decline.Slug(s)]); err != nil {
+		if err := vocab.LintTemplate(rb.Voice.Templates[vocab.Slug(s)]); err != nil {
 			v.Add(problem.Pointer("voice", "templates", s), "%v", err)
 		}
 	}
@@ -500,7 +500,7 @@ func (rb *Rulebook) DisclosedFigures() []string {
 		}
 	}
 	for _, r := range rb.Rules {
-		if r.Decline.Disclosure < decline.Exact {
+		if r.Decline.Disclosure < vocab.Exact {
 			continue
 		}
 		if b := r.When.BudgetBelow; b != nil {

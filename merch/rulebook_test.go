@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/vocab"
 )
 
 // valid returns a rulebook that validates, for tests to break one piece
@@ -20,29 +20,29 @@ func valid() merch.Rulebook {
 	lead := 3
 	return merch.Rulebook{
 		Format: merch.Format,
-		Voice: decline.Voice{SellerName: "Northwind Media", Tone: decline.Warm, Templates: map[decline.Slug]string{
-			decline.BudgetBelowMinimum: "Budgets of {{minimum}} or more fit {{seller}}.",
+		Voice: vocab.Voice{SellerName: "Northwind Media", Tone: vocab.Warm, Templates: map[vocab.Slug]string{
+			vocab.BudgetBelowMinimum: "Budgets of {{minimum}} or more fit {{seller}}.",
 		}},
 		Rules: []merch.Rule{
 			{ID: "MR-1", Name: "floor", Notes: "n", ConfidentialTerms: []string{"Acme"},
 				When:    merch.Condition{BudgetBelow: &merch.BudgetFloor{Currency: "USD", Minimum: 1000, PerChannel: map[string]float64{"ctv": 25000}}},
-				Decline: merch.Action{Slug: decline.BudgetBelowMinimum, Disclosure: decline.Range, Suggest: []decline.SuggestionKind{decline.RaiseBudget, decline.SwitchChannel}}},
+				Decline: merch.Action{Slug: vocab.BudgetBelowMinimum, Disclosure: vocab.Range, Suggest: []vocab.SuggestionKind{vocab.RaiseBudget, vocab.SwitchChannel}}},
 			{ID: "MR-2", Name: "channels",
 				When:    merch.Condition{ChannelsOffered: []string{"display", "ctv"}},
-				Decline: merch.Action{Slug: decline.ChannelNotOffered, Disclosure: decline.Category, Suggest: []decline.SuggestionKind{decline.SwitchChannel}}},
+				Decline: merch.Action{Slug: vocab.ChannelNotOffered, Disclosure: vocab.Category, Suggest: []vocab.SuggestionKind{vocab.SwitchChannel}}},
 			{ID: "MR-3", Name: "sellout",
 				When:    merch.Condition{Channels: []string{"ctv"}, SoldOut: []merch.Window{{Start: d("2026-12-18"), End: d("2027-01-02"), Channels: []string{"ctv"}}}},
-				Decline: merch.Action{Slug: decline.FlightUnavailable, Disclosure: decline.Exact, Suggest: []decline.SuggestionKind{decline.MoveFlight}}},
+				Decline: merch.Action{Slug: vocab.FlightUnavailable, Disclosure: vocab.Exact, Suggest: []vocab.SuggestionKind{vocab.MoveFlight}}},
 			{ID: "MR-4", Name: "lead", When: merch.Condition{LeadTimeDays: &lead},
-				Decline: merch.Action{Slug: decline.LeadTimeTooShort, Disclosure: decline.Exact}},
+				Decline: merch.Action{Slug: vocab.LeadTimeTooShort, Disclosure: vocab.Exact}},
 			{ID: "MR-5", Name: "geo", When: merch.Condition{CountriesServed: []string{"US"}},
-				Decline: merch.Action{Slug: decline.GeoNotServed, Disclosure: decline.Category}},
+				Decline: merch.Action{Slug: vocab.GeoNotServed, Disclosure: vocab.Category}},
 			{ID: "MR-6", Name: "formats", When: merch.Condition{FormatKindsOffered: []string{"image"}},
-				Decline: merch.Action{Slug: decline.FormatNotOffered, Disclosure: decline.Category}},
+				Decline: merch.Action{Slug: vocab.FormatNotOffered, Disclosure: vocab.Category}},
 			{ID: "MR-7", Name: "category", When: merch.Condition{Industries: []string{"cannabis"}, Keywords: []string{"vape"}, BrandDomains: []string{"bet.example"}},
-				Decline: merch.Action{Slug: decline.CategoryNotAccepted, Disclosure: decline.None}},
+				Decline: merch.Action{Slug: vocab.CategoryNotAccepted, Disclosure: vocab.None}},
 			{ID: "MR-8", Name: "money", When: merch.Condition{CurrenciesAccepted: []string{"USD"}, DeliveryTypesOffered: []string{"guaranteed"}},
-				Decline: merch.Action{Slug: decline.CommerciallyDeclined, Disclosure: decline.None}},
+				Decline: merch.Action{Slug: vocab.CommerciallyDeclined, Disclosure: vocab.None}},
 		},
 	}
 }
@@ -103,12 +103,12 @@ func TestValidatePointers(t *testing.T) {
 	}{
 		{"format", func(rb *merch.Rulebook) { rb.Format = "storefront.rulebook/v0" }, []string{"/format"}},
 		{"tone", func(rb *merch.Rulebook) { rb.Voice.Tone = "sarcastic" }, []string{"/voice/tone"}},
-		{"seller name too long", func(rb *merch.Rulebook) { rb.Voice.SellerName = strings.Repeat("x", decline.MaxSellerName+1) }, []string{"/voice/seller_name"}},
+		{"seller name too long", func(rb *merch.Rulebook) { rb.Voice.SellerName = strings.Repeat("x", vocab.MaxSellerName+1) }, []string{"/voice/seller_name"}},
 		{"template for an unknown slug", func(rb *merch.Rulebook) { rb.Voice.Templates["budget/low~"] = "x" }, []string{"/voice/templates/budget~1low~0"}},
 		{"template with an unknown placeholder", func(rb *merch.Rulebook) {
-			rb.Voice.Templates[decline.ChannelNotOffered] = "Try {{rule_id}}."
+			rb.Voice.Templates[vocab.ChannelNotOffered] = "Try {{rule_id}}."
 		}, []string{"/voice/templates/channel_not_offered"}},
-		{"empty template", func(rb *merch.Rulebook) { rb.Voice.Templates[decline.GeoNotServed] = " " }, []string{"/voice/templates/geo_not_served"}},
+		{"empty template", func(rb *merch.Rulebook) { rb.Voice.Templates[vocab.GeoNotServed] = " " }, []string{"/voice/templates/geo_not_served"}},
 		{"missing id", func(rb *merch.Rulebook) { rb.Rules[1].ID = " " }, []string{"/rules/1/id"}},
 		{"missing name", func(rb *merch.Rulebook) { rb.Rules[1].Name = "" }, []string{"/rules/1/name"}},
 		{"id too long", func(rb *merch.Rulebook) { rb.Rules[0].ID = strings.Repeat("x", 129) }, []string{"/rules/0/id"}},
@@ -140,30 +140,30 @@ func TestValidatePointers(t *testing.T) {
 		{"empty condition", func(rb *merch.Rulebook) { rb.Rules[4].When = merch.Condition{} }, []string{"/rules/4/when"}},
 		{"scope only", func(rb *merch.Rulebook) { rb.Rules[4].When = merch.Condition{Channels: []string{"ctv"}} }, []string{"/rules/4/when"}},
 		{"bad slug", func(rb *merch.Rulebook) { rb.Rules[4].Decline.Slug = "geo_blocked" }, []string{"/rules/4/decline/slug"}},
-		{"bad disclosure", func(rb *merch.Rulebook) { rb.Rules[4].Decline.Disclosure = decline.Level(7) }, []string{"/rules/4/decline/disclosure"}},
+		{"bad disclosure", func(rb *merch.Rulebook) { rb.Rules[4].Decline.Disclosure = vocab.Level(7) }, []string{"/rules/4/decline/disclosure"}},
 		{"unknown suggestion kind", func(rb *merch.Rulebook) {
-			rb.Rules[1].Decline.Suggest = []decline.SuggestionKind{"lower_price"}
+			rb.Rules[1].Decline.Suggest = []vocab.SuggestionKind{"lower_price"}
 		}, []string{"/rules/1/decline/suggest/0"}},
 		{"suggestion kind listed twice", func(rb *merch.Rulebook) {
-			rb.Rules[1].Decline.Suggest = []decline.SuggestionKind{decline.SwitchChannel, decline.SwitchChannel}
+			rb.Rules[1].Decline.Suggest = []vocab.SuggestionKind{vocab.SwitchChannel, vocab.SwitchChannel}
 		}, []string{"/rules/1/decline/suggest/1"}},
 		{"suggestion kind the slug cannot carry", func(rb *merch.Rulebook) {
-			rb.Rules[1].Decline.Suggest = []decline.SuggestionKind{decline.SwitchChannel, decline.RaiseBudget}
+			rb.Rules[1].Decline.Suggest = []vocab.SuggestionKind{vocab.SwitchChannel, vocab.RaiseBudget}
 		}, []string{"/rules/1/decline/suggest/1"}},
 		{"category decline with suggestions", func(rb *merch.Rulebook) {
-			rb.Rules[6].Decline.Suggest = []decline.SuggestionKind{decline.TargetMarket}
+			rb.Rules[6].Decline.Suggest = []vocab.SuggestionKind{vocab.TargetMarket}
 		}, []string{"/rules/6/decline/suggest/0"}},
 		{"contradicting channel lists", func(rb *merch.Rulebook) {
 			rb.Rules = append(rb.Rules, merch.Rule{ID: "MR-9", Name: "other channels", When: merch.Condition{ChannelsOffered: []string{"olv", "radio"}},
-				Decline: merch.Action{Slug: decline.ChannelNotOffered, Disclosure: decline.Category}})
+				Decline: merch.Action{Slug: vocab.ChannelNotOffered, Disclosure: vocab.Category}})
 		}, []string{"/rules/8/when/channels_offered"}},
 		{"contradicting markets", func(rb *merch.Rulebook) {
 			rb.Rules = append(rb.Rules, merch.Rule{ID: "MR-9", Name: "other markets", When: merch.Condition{CountriesServed: []string{"GB"}},
-				Decline: merch.Action{Slug: decline.GeoNotServed, Disclosure: decline.Category}})
+				Decline: merch.Action{Slug: vocab.GeoNotServed, Disclosure: vocab.Category}})
 		}, []string{"/rules/8/when/countries_served"}},
 		{"contradicting per-channel floors", func(rb *merch.Rulebook) {
 			rb.Rules = append(rb.Rules, merch.Rule{ID: "MR-9", Name: "other floor", When: merch.Condition{BudgetBelow: &merch.BudgetFloor{Currency: "USD", Minimum: 1000, PerChannel: map[string]float64{"ctv": 30000}}},
-				Decline: merch.Action{Slug: decline.BudgetBelowMinimum, Disclosure: decline.Range}})
+				Decline: merch.Action{Slug: vocab.BudgetBelowMinimum, Disclosure: vocab.Range}})
 		}, []string{"/rules/8/when/budget_below/per_channel/ctv"}},
 		{"several failures, all reported", func(rb *merch.Rulebook) {
 			rb.Format = ""
@@ -190,17 +190,17 @@ func TestValidateNotContradictions(t *testing.T) {
 		extra merch.Rule
 	}{
 		{"overlapping channel lists", merch.Rule{ID: "MR-9", Name: "x", When: merch.Condition{ChannelsOffered: []string{"ctv", "olv"}},
-			Decline: merch.Action{Slug: decline.ChannelNotOffered, Disclosure: decline.Category}}},
+			Decline: merch.Action{Slug: vocab.ChannelNotOffered, Disclosure: vocab.Category}}},
 		{"disabled rule", merch.Rule{ID: "MR-9", Name: "x", Disabled: true, When: merch.Condition{ChannelsOffered: []string{"olv"}},
-			Decline: merch.Action{Slug: decline.ChannelNotOffered, Disclosure: decline.Category}}},
+			Decline: merch.Action{Slug: vocab.ChannelNotOffered, Disclosure: vocab.Category}}},
 		{"scoped rule", merch.Rule{ID: "MR-9", Name: "x", When: merch.Condition{Channels: []string{"olv"}, ChannelsOffered: []string{"olv"}},
-			Decline: merch.Action{Slug: decline.ChannelNotOffered, Disclosure: decline.Category}}},
+			Decline: merch.Action{Slug: vocab.ChannelNotOffered, Disclosure: vocab.Category}}},
 		{"rule with a second predicate", merch.Rule{ID: "MR-9", Name: "x", When: merch.Condition{ChannelsOffered: []string{"olv"}, Keywords: []string{"x"}},
-			Decline: merch.Action{Slug: decline.ChannelNotOffered, Disclosure: decline.Category}}},
+			Decline: merch.Action{Slug: vocab.ChannelNotOffered, Disclosure: vocab.Category}}},
 		{"same floor twice", merch.Rule{ID: "MR-9", Name: "x", When: merch.Condition{BudgetBelow: &merch.BudgetFloor{Currency: "USD", PerChannel: map[string]float64{"ctv": 25000}}},
-			Decline: merch.Action{Slug: decline.BudgetBelowMinimum, Disclosure: decline.Range}}},
+			Decline: merch.Action{Slug: vocab.BudgetBelowMinimum, Disclosure: vocab.Range}}},
 		{"floor in another currency", merch.Rule{ID: "MR-9", Name: "x", When: merch.Condition{BudgetBelow: &merch.BudgetFloor{Currency: "GBP", PerChannel: map[string]float64{"ctv": 20000}}},
-			Decline: merch.Action{Slug: decline.BudgetBelowMinimum, Disclosure: decline.Range}}},
+			Decline: merch.Action{Slug: vocab.BudgetBelowMinimum, Disclosure: vocab.Range}}},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			rb := valid()
@@ -232,7 +232,7 @@ func TestRulebookJSON(t *testing.T) {
 	if err := back.Validate(); err != nil {
 		t.Errorf("round-tripped rulebook does not validate: %v", err)
 	}
-	if back.Rules[2].When.SoldOut[0].Start != adcp.MustDate("2026-12-18") || back.Rules[0].Decline.Disclosure != decline.Range {
+	if back.Rules[2].When.SoldOut[0].Start != adcp.MustDate("2026-12-18") || back.Rules[0].Decline.Disclosure != vocab.Range {
 		t.Errorf("round trip lost data: %s", b)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/sanitize"
+	"github.com/storefront/storefront/vocab"
 )
 
 // Arm is which of the closed set of answers an outcome is.
@@ -102,7 +103,7 @@ type Receipt struct {
 type RejectedBody struct {
 	Reason      sanitize.Text
 	Suggestions []sanitize.Text
-	Slug        string
+	Slug        vocab.Slug
 	Fixable     bool
 	Receipt     *Receipt
 }
@@ -165,7 +166,7 @@ func (o Outcome) OK() bool { return o.arm != Failed && o.arm != 0 }
 func (o Outcome) Envelope() Envelope { return o.env }
 
 // Slug returns the public decline slug of a rejected outcome, or "".
-func (o Outcome) Slug() string {
+func (o Outcome) Slug() vocab.Slug {
 	if o.rejected == nil {
 		return ""
 	}
@@ -280,7 +281,9 @@ type (
 		Decline DeclineSlug `json:"decline"`
 		Receipt *Receipt    `json:"receipt,omitempty"`
 	}
-	// DeclineSlug names the public decline category.
+	// DeclineSlug names the public decline category. Its slug is a
+	// vocab.Slug held as a string, on this wire type only: the published
+	// response schema describes it as a string.
 	DeclineSlug struct {
 		Fixable bool   `json:"fixable"`
 		Slug    string `json:"slug"`
@@ -329,7 +332,7 @@ func (o Outcome) Encode() ([]byte, error) {
 		r := o.rejected
 		return json.Marshal(RejectedWire{
 			Status: "rejected", AdcpVersion: v, Reason: r.Reason, Suggestions: r.Suggestions,
-			Ext:      RejectedExt{DeclineExt{Decline: DeclineSlug{Fixable: r.Fixable, Slug: r.Slug}, Receipt: r.Receipt}},
+			Ext:      RejectedExt{DeclineExt{Decline: DeclineSlug{Fixable: r.Fixable, Slug: string(r.Slug)}, Receipt: r.Receipt}},
 			Replayed: o.replayed, Context: o.env.Context,
 		})
 	case Failed:

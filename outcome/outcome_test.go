@@ -14,6 +14,7 @@ import (
 	"github.com/storefront/storefront/internal/spectest"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/sanitize"
+	"github.com/storefront/storefront/vocab"
 )
 
 var screen = sanitize.New(nil)
@@ -158,7 +159,7 @@ func TestNamespace(t *testing.T) {
 }
 
 func TestFailed(t *testing.T) {
-	first := outcome.Error{Code: adcp.BudgetTooLow, Message: text(t, "The requested budget is below the minimum."), Field: text(t, "filters.budget_range"), Suggestion: text(t, "A larger budget would fit this brief."), Details: map[string]any{"decline": map[string]any{"slug": "budget_below_minimum"}}}
+	first := outcome.Error{Code: adcp.BudgetTooLow, Message: text(t, "The requested budget is below the minimum."), Field: text(t, "filters.budget_range"), Suggestion: text(t, "A larger budget would fit this brief."), Details: &outcome.Details{Declined: &outcome.Declined{Decline: outcome.DeclineDetail{Fixable: true, Slug: vocab.BudgetBelowMinimum}}}}
 	second := outcome.Error{Code: adcp.ServiceUnavailable}
 	o := outcome.NewFailed(env, first, second)
 	if o.Arm() != outcome.Failed || o.OK() || len(o.Errors()) != 2 || o.Slug() != "" {
@@ -171,7 +172,7 @@ func TestFailed(t *testing.T) {
 	wantFirst := map[string]any{
 		"code": "BUDGET_TOO_LOW", "message": "The requested budget is below the minimum.", "recovery": "correctable",
 		"field": "filters.budget_range", "suggestion": "A larger budget would fit this brief.",
-		"details": map[string]any{"decline": map[string]any{"slug": "budget_below_minimum"}},
+		"details": map[string]any{"decline": map[string]any{"fixable": true, "slug": "budget_below_minimum"}},
 	}
 	wantSecond := map[string]any{"code": "SERVICE_UNAVAILABLE", "message": sanitize.Internal.String(), "recovery": "transient"}
 	if diff := cmp.Diff([]any{wantFirst, wantSecond}, m["errors"]); diff != "" {
@@ -236,11 +237,11 @@ func TestArmString(t *testing.T) {
 
 func TestVersionDetails(t *testing.T) {
 	d := outcome.VersionDetails()
-	if diff := cmp.Diff(adcp.SupportedStrings(), d["supported_versions"]); diff != "" {
+	if diff := cmp.Diff(adcp.SupportedStrings(), d.SupportedVersions); diff != "" {
 		t.Errorf("supported_versions (-want +got):\n%s", diff)
 	}
-	if d["build_version"] != adcp.Build {
-		t.Errorf("build_version = %v", d["build_version"])
+	if d.BuildVersion != adcp.Build {
+		t.Errorf("build_version = %v", d.BuildVersion)
 	}
 }
 
@@ -277,4 +278,46 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestDetailsBytes checks that each kind of details object encodes to the
+// bytes the map it replaced did: encoding/json sorts a map's keys, and the
+// goldens compare bytes.
+func TestDetailsBytes(t *testing.T) {
+	sugg := []sanitize.Text{text(t, "A larger budget would fit this brief.")}
+	conf := 0.5
+	findings := []outcome.Finding{{CategoryID: "c", Severity: "high", Explanation: "e", Confidence: &conf}, {CategoryID: "d", PolicyID: "p", Severity: "low"}}
+	for _, test := range []struct {
+		name string
+		got  *outcome.Details
+		want map[string]any
+	}{
+		{"final decline", &outcome.Details{Declined: &outcome.Declined{Decline: outcome.DeclineDetail{Slug: vocab.CommerciallyDeclined}}},
+			map[string]any{"decline": map[string]any{"slug": "commercially_declined", "fixable": false}}},
+		{"fixable decline", &outcome.Details{Declined: &outcome.Declined{Decline: outcome.DeclineDetail{Slug: vocab.BudgetBelowMinimum, Fixable: true}, Suggestions: sugg}},
+			map[string]any{"decline": map[string]any{"slug": "budget_below_minimum", "fixable": true}, "suggestions": sugg}},
+		{"version", outcome.VersionDetails(),
+			map[string]any{"supported_versions": adcp.SupportedStrings(), "supported_majors": adcp.Majors(), "build_version": adcp.Build}},
+		{"status", &outcome.Details{BuyStatus: &outcome.BuyStatus{CurrentStatus: "canceled"}}, map[string]any{"current_status": "canceled"}},
+		{"revision", &outcome.Details{BuyRevision: &outcome.BuyRevision{CurrentRevision: 3}}, map[string]any{"current_revision": int64(3)}},
+		{"minimum spend", &outcome.Details{MinimumSpend: &outcome.MinimumSpend{MinimumBudget: 2500.5, Currency: "USD"}}, map[string]any{"minimum_budget": 2500.5, "currency": "USD"}},
+		{"billing", &outcome.Details{BillingScope: &outcome.BillingScope{Scope: "capability", SupportedBilling: []string{"operator"}}},
+			map[string]any{"scope": "capability", "supported_billing": []string{"operator"}}},
+		{"governance", &outcome.Details{GovernanceDenial: &outcome.GovernanceDenial{CheckID: "chk_1", Findings: findings}}, map[string]any{"check_id": "chk_1", "findings": findings}},
+		{"governance, nothing found", &outcome.Details{GovernanceDenial: &outcome.GovernanceDenial{Findings: []outcome.Finding{}}}, map[string]any{"check_id": "", "findings": []outcome.Finding{}}},
+		{"exclusion", &outcome.Details{Exclusion: &outcome.Exclusion{ExcludedBy: "geo"}}, map[string]any{"excluded_by": "geo"}},
+		{"stale", &outcome.Details{Staleness: &outcome.Staleness{ServedFromCache: true}}, map[string]any{"served_from_cache": true, "cache_age_seconds": 0}},
+	} {
+		got, err := json.Marshal(test.got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(test.want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s: details encode as %s, want %s", test.name, got, want)
+		}
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/sanitize"
+	"github.com/storefront/storefront/vocab"
 )
 
 // Publisher is the public identity of a publisher the storefront serves.
@@ -210,8 +211,9 @@ func walkJSON(v any, str, num func(string)) {
 // confidential term that is just one of these words or phrases carries no
 // secret, and blocking it would silence the canned lines themselves.
 func PublicLexicon() []string {
-	out := make([]string, 0, len(decline.Vocabulary)+len(adcp.Channels())*2+len(adcp.FormatKinds())*2+4)
-	for _, e := range decline.Vocabulary {
+	entries := vocab.Vocabulary()
+	out := make([]string, 0, len(entries)+len(adcp.Channels())*2+len(adcp.FormatKinds())*2+4)
+	for _, e := range entries {
 		out = append(out, e.Reason)
 	}
 	for _, ch := range adcp.Channels() {

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/internal/spectest"
 	"github.com/storefront/storefront/ledger"
@@ -16,6 +15,7 @@ import (
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/store/memstore"
 	"github.com/storefront/storefront/store/pgstore/pgtest"
+	"github.com/storefront/storefront/vocab"
 )
 
 // switchedLedger is the store's ledger, refusing every append while down.
@@ -62,7 +62,7 @@ func TestDirectiveSpentOnlyWhenAnswered(t *testing.T) {
 				},
 				Now: func() time.Time { return clock }, Log: quiet,
 			}
-			acct, err := s.EnsureAccount(ctx, nw, store.Account{Operator: "agency.example", BrandDomain: "acme.example", Sandbox: true, Disclosure: decline.Exact})
+			acct, err := s.EnsureAccount(ctx, nw, store.Account{Operator: "agency.example", BrandDomain: "acme.example", Sandbox: true, Disclosure: vocab.Exact})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,12 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 // secretRulebook is the demo rulebook with one more rule whose name is a
@@ -23,7 +23,7 @@ func secretRulebook() *merch.Rulebook {
 		ID: "ZQX-7731-FLOOR", Name: "Project Guvovrokl", Notes: "Agreed with Ada Okonkwo.",
 		ConfidentialTerms: []string{"Brimek Partners"},
 		When:              merch.Condition{Keywords: []string{"payday"}},
-		Decline:           merch.Action{Slug: decline.CommerciallyDeclined, Disclosure: decline.Category},
+		Decline:           merch.Action{Slug: vocab.CommerciallyDeclined, Disclosure: vocab.Category},
 	})
 	return &rb
 }
@@ -129,7 +129,7 @@ func TestForcedTextIsNoOracle(t *testing.T) {
 	for _, version := range []string{"3.2-beta.5", "3.1"} {
 		answer := func(word string) string {
 			e := demoEnv(t)
-			acct, err := e.store.EnsureAccount(t.Context(), nw, store.Account{Operator: "agency.example", BrandDomain: "acme.example", Sandbox: true, Disclosure: decline.Exact})
+			acct, err := e.store.EnsureAccount(t.Context(), nw, store.Account{Operator: "agency.example", BrandDomain: "acme.example", Sandbox: true, Disclosure: vocab.Exact})
 			if err != nil {
 				t.Fatal(err)
 			}

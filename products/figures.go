@@ -1,8 +1,8 @@
 package products
 
 import (
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/merch"
+	"github.com/storefront/storefront/vocab"
 )
 
 // CheapestFit is the smallest budget in currency at which the catalogue
@@ -25,11 +25,11 @@ func (c *Catalogue) CheapestFit(f Filters, geo []string, currency string) (float
 // which nothing would be served. Minimum spends are public terms of the
 // products, and the level still words the figure. A media buy's refusal
 // composes from them too.
-func DeclineGrounds(snap *Snapshot, req *Request, d merch.Decision) []decline.Grounds {
+func DeclineGrounds(snap *Snapshot, req *Request, d merch.Decision) []vocab.Grounds {
 	gs := d.Grounds()
 	for i := range gs {
 		f := &gs[i].Facts
-		if gs[i].Slug != decline.BudgetBelowMinimum || f.Minimum <= 0 || f.Currency == "" {
+		if gs[i].Slug != vocab.BudgetBelowMinimum || f.Minimum <= 0 || f.Currency == "" {
 			continue
 		}
 		if min, ok := snap.Catalogue.CheapestFit(req.Filters, req.GeoCountries, f.Currency); ok && min > f.Minimum {

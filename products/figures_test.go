@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/merch"
+	"github.com/storefront/storefront/vocab"
 )
 
 // TestBudgetFigureServes: the budget a reason quotes is one that is then
@@ -24,7 +24,7 @@ func TestBudgetFigureServes(t *testing.T) {
 	// minimum spend quotes the smallest budget that buys one instead.
 	low := &merch.Rulebook{Format: merch.Format, Rules: []merch.Rule{{ID: "LOW-1", Name: "Low floor",
 		When:    merch.Condition{BudgetBelow: &merch.BudgetFloor{Currency: "USD", Minimum: 1000}},
-		Decline: merch.Action{Slug: decline.BudgetBelowMinimum, Disclosure: decline.Exact, Suggest: []decline.SuggestionKind{decline.RaiseBudget}}}}}
+		Decline: merch.Action{Slug: vocab.BudgetBelowMinimum, Disclosure: vocab.Exact, Suggest: []vocab.SuggestionKind{vocab.RaiseBudget}}}}}
 	t.Run("rule minimum below the products'", func(t *testing.T) { budgetFigureServes(t, low) })
 }
 

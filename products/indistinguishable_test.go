@@ -21,12 +21,12 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/internal/golden"
 	"github.com/storefront/storefront/internal/spectest"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/vocab"
 )
 
 // twin is the second rule for a slug: a rule that declines the same brief
@@ -34,34 +34,34 @@ import (
 // says which levels it stays indistinguishable at when its threshold
 // differs from the first rule's; at the other levels the twin keeps the
 // first rule's condition and differs only in confidential parts.
-var twins = map[decline.Slug]struct {
+var twins = map[vocab.Slug]struct {
 	when   merch.Condition
-	hidden decline.Level // the finest level that still hides the difference
+	hidden vocab.Level // the finest level that still hides the difference
 }{
 	// 1500 and 2200 both round up to the 2,500 bucket.
-	decline.BudgetBelowMinimum: {merch.Condition{BudgetBelow: &merch.BudgetFloor{Currency: "USD", Minimum: 2200}}, decline.Range},
+	vocab.BudgetBelowMinimum: {merch.Condition{BudgetBelow: &merch.BudgetFloor{Currency: "USD", Minimum: 2200}}, vocab.Range},
 	// Five and seven days are both "about a week" and both land early in December.
-	decline.LeadTimeTooShort: {merch.Condition{LeadTimeDays: ptr(7)}, decline.Range},
+	vocab.LeadTimeTooShort: {merch.Condition{LeadTimeDays: ptr(7)}, vocab.Range},
 	// A different sold-out window that still covers the flight: the next
 	// open flight moves from 1 to 6 January, which range words as "early
 	// January 2027" both times; only exact gives the dates.
-	decline.FlightUnavailable: {merch.Condition{SoldOut: []merch.Window{{Start: adcp.MustDate("2026-12-15"), End: adcp.MustDate("2027-01-05")}}}, decline.Range},
+	vocab.FlightUnavailable: {merch.Condition{SoldOut: []merch.Window{{Start: adcp.MustDate("2026-12-15"), End: adcp.MustDate("2027-01-05")}}}, vocab.Range},
 	// A different list still without the asked-for value: the list itself
 	// is public from category up, so only none hides it.
-	decline.ChannelNotOffered:    {merch.Condition{ChannelsOffered: []string{"display"}}, decline.None},
-	decline.GeoNotServed:         {merch.Condition{CountriesServed: []string{"US"}}, decline.None},
-	decline.FormatNotOffered:     {merch.Condition{FormatKindsOffered: []string{"image"}}, decline.None},
-	decline.CategoryNotAccepted:  {merch.Condition{Industries: []string{"gambling_betting", "tobacco"}}, decline.Exact},
-	decline.CommerciallyDeclined: {merch.Condition{Keywords: []string{"payday", "short-term loan"}}, decline.Exact},
+	vocab.ChannelNotOffered:    {merch.Condition{ChannelsOffered: []string{"display"}}, vocab.None},
+	vocab.GeoNotServed:         {merch.Condition{CountriesServed: []string{"US"}}, vocab.None},
+	vocab.FormatNotOffered:     {merch.Condition{FormatKindsOffered: []string{"image"}}, vocab.None},
+	vocab.CategoryNotAccepted:  {merch.Condition{Industries: []string{"gambling_betting", "tobacco"}}, vocab.Exact},
+	vocab.CommerciallyDeclined: {merch.Condition{Keywords: []string{"payday", "short-term loan"}}, vocab.Exact},
 }
 
-var levels = []decline.Level{decline.None, decline.Category, decline.Range, decline.Exact}
+var levels = []vocab.Level{vocab.None, vocab.Category, vocab.Range, vocab.Exact}
 
 // declineFor runs one request against a rulebook holding rules and returns
 // the encoded answer.
 func declineFor(t *testing.T, rules []merch.Rule, request string) []byte {
 	t.Helper()
-	rb := merch.Rulebook{Format: merch.Format, Voice: decline.Voice{SellerName: "Lakeside Media", Tone: decline.Warm}, Rules: rules}
+	rb := merch.Rulebook{Format: merch.Format, Voice: vocab.Voice{SellerName: "Lakeside Media", Tone: vocab.Warm}, Rules: rules}
 	if err := rb.Validate(); err != nil {
 		t.Fatalf("rulebook: %v", err)
 	}
@@ -105,7 +105,7 @@ func public(t *testing.T, payload []byte) []byte {
 }
 
 // firstRule and secondRule are two internally unrelated rules for one slug.
-func firstRule(when merch.Condition, slug decline.Slug, level decline.Level, suggest []decline.SuggestionKind) merch.Rule {
+func firstRule(when merch.Condition, slug vocab.Slug, level vocab.Level, suggest []vocab.SuggestionKind) merch.Rule {
 	return merch.Rule{
 		ID: "FLR-2291-QXV", Name: "Northwind agency floor", Notes: "Agreed with Dana Whitlock in ticket OPS-88213.",
 		ConfidentialTerms: []string{"Northwind"}, When: when,
@@ -113,11 +113,11 @@ func firstRule(when merch.Condition, slug decline.Slug, level decline.Level, sug
 	}
 }
 
-func secondRules(when merch.Condition, slug decline.Slug, level decline.Level, suggest []decline.SuggestionKind) []merch.Rule {
+func secondRules(when merch.Condition, slug vocab.Slug, level vocab.Level, suggest []vocab.SuggestionKind) []merch.Rule {
 	return []merch.Rule{
 		// A rule that never fires for these briefs sits in front.
 		{ID: "KW-7", Name: "Tobacco keyword", Notes: "Legal asked for this.", When: merch.Condition{Keywords: []string{"cigarillo"}},
-			Decline: merch.Action{Slug: decline.CategoryNotAccepted, Disclosure: decline.Category}},
+			Decline: merch.Action{Slug: vocab.CategoryNotAccepted, Disclosure: vocab.Category}},
 		{
 			ID: "zz_legacy_rule_0042", Name: "Blue Harbor holdback 2027", Notes: "Per Marcus Oyelaran, renewal pending (JIRA MERCH-5521). Do not share.",
 			ConfidentialTerms: []string{"Blue Harbor", "MERCH-5521"}, When: when,

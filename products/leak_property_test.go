@@ -40,11 +40,11 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
+	"github.com/storefront/storefront/vocab"
 )
 
 // lookalikes maps code points to the ASCII letters or digits Unicode's
@@ -316,26 +316,26 @@ type generated struct {
 }
 
 var slugConditions = []struct {
-	slug    decline.Slug
+	slug    vocab.Slug
 	when    merch.Condition
-	suggest []decline.SuggestionKind
+	suggest []vocab.SuggestionKind
 	brief   string
 }{
-	{decline.BudgetBelowMinimum, merch.Condition{BudgetBelow: &merch.BudgetFloor{Currency: "USD", Minimum: 1500}}, []decline.SuggestionKind{decline.RaiseBudget, decline.SwitchChannel},
+	{vocab.BudgetBelowMinimum, merch.Condition{BudgetBelow: &merch.BudgetFloor{Currency: "USD", Minimum: 1500}}, []vocab.SuggestionKind{vocab.RaiseBudget, vocab.SwitchChannel},
 		`"filters":{"budget_range":{"max":90,"currency":"USD"}}`},
-	{decline.ChannelNotOffered, merch.Condition{ChannelsOffered: []string{"display", "olv"}}, []decline.SuggestionKind{decline.SwitchChannel},
+	{vocab.ChannelNotOffered, merch.Condition{ChannelsOffered: []string{"display", "olv"}}, []vocab.SuggestionKind{vocab.SwitchChannel},
 		`"filters":{"channels":["dooh"]}`},
-	{decline.GeoNotServed, merch.Condition{CountriesServed: []string{"US", "GB"}}, []decline.SuggestionKind{decline.TargetMarket},
+	{vocab.GeoNotServed, merch.Condition{CountriesServed: []string{"US", "GB"}}, []vocab.SuggestionKind{vocab.TargetMarket},
 		`"targeting_overlay":{"geo_countries":["FR"]}`},
-	{decline.FormatNotOffered, merch.Condition{FormatKindsOffered: []string{"image", "video_vast"}}, []decline.SuggestionKind{decline.ChangeFormat},
+	{vocab.FormatNotOffered, merch.Condition{FormatKindsOffered: []string{"image", "video_vast"}}, []vocab.SuggestionKind{vocab.ChangeFormat},
 		`"filters":{"format_kinds":["html5"]}`},
-	{decline.CategoryNotAccepted, merch.Condition{Industries: []string{"gambling_betting"}}, nil,
+	{vocab.CategoryNotAccepted, merch.Condition{Industries: []string{"gambling_betting"}}, nil,
 		`"brand":{"domain":"bet.example","industries":["gambling_betting.casino"]}`},
-	{decline.CommerciallyDeclined, merch.Condition{Keywords: []string{"payday"}}, nil,
+	{vocab.CommerciallyDeclined, merch.Condition{Keywords: []string{"payday"}}, nil,
 		`"brief":"payday offers"`},
-	{decline.LeadTimeTooShort, merch.Condition{LeadTimeDays: ptr(5)}, []decline.SuggestionKind{decline.LaterStart},
+	{vocab.LeadTimeTooShort, merch.Condition{LeadTimeDays: ptr(5)}, []vocab.SuggestionKind{vocab.LaterStart},
 		`"filters":{"start_date":"2026-11-30","end_date":"2026-12-20"}`},
-	{decline.FlightUnavailable, merch.Condition{SoldOut: []merch.Window{{Start: adcp.MustDate("2026-12-20"), End: adcp.MustDate("2026-12-31")}}}, []decline.SuggestionKind{decline.MoveFlight},
+	{vocab.FlightUnavailable, merch.Condition{SoldOut: []merch.Window{{Start: adcp.MustDate("2026-12-20"), End: adcp.MustDate("2026-12-31")}}}, []vocab.SuggestionKind{vocab.MoveFlight},
 		`"filters":{"start_date":"2026-12-22","end_date":"2026-12-28"}`},
 }
 
@@ -370,7 +370,7 @@ func drawRule(t *rapid.T, i int) ruleSecrets {
 func generate(t *rapid.T) generated {
 	loadLookalikes(t)
 	var g generated
-	rb := merch.Rulebook{Format: merch.Format, Voice: decline.Voice{SellerName: "Lakeside Media", Tone: decline.Warm, Templates: map[decline.Slug]string{}}}
+	rb := merch.Rulebook{Format: merch.Format, Voice: vocab.Voice{SellerName: "Lakeside Media", Tone: vocab.Warm, Templates: map[vocab.Slug]string{}}}
 	placeholders := []string{"{{seller}}", "{{minimum}}", "{{channels}}", "{{markets}}", "{{formats}}", "{{open_flight}}", "{{lead_time}}"}
 	var plantable []string
 	add := func(vs []string, letters func(string) bool) {
@@ -379,7 +379,7 @@ func generate(t *rapid.T) generated {
 		}
 	}
 	noDigits := func(s string) bool { return strings.IndexFunc(s, unicode.IsDigit) < 0 }
-	levels := map[decline.Slug]decline.Level{}
+	levels := map[vocab.Slug]vocab.Level{}
 	budgetPH := ""
 	for i, sc := range slugConditions {
 		if !rapid.Bool().Draw(t, fmt.Sprintf("rule%d", i)) && i > 0 {
@@ -390,7 +390,7 @@ func generate(t *rapid.T) generated {
 		add(r.fragments, noDigits)
 		plantable = append(plantable, r.whole...)
 		plantable = append(plantable, r.fragments...)
-		level := decline.Level(rapid.IntRange(0, 3).Draw(t, fmt.Sprintf("level%d", i)))
+		level := vocab.Level(rapid.IntRange(0, 3).Draw(t, fmt.Sprintf("level%d", i)))
 		levels[sc.slug] = level
 		rb.Rules = append(rb.Rules, merch.Rule{
 			ID: r.id, Name: r.name, Notes: r.notes,
@@ -438,7 +438,7 @@ func generate(t *rapid.T) generated {
 	// A template with a placeholder the budget grounds have a value for
 	// (seller, channels) may render without the figure; any other renders
 	// it or falls back to the canned line, which names it.
-	if pick == 0 && len(rb.Rules) == 1 && levels[sc.slug] == decline.Exact && strings.HasPrefix(version, "3.2") &&
+	if pick == 0 && len(rb.Rules) == 1 && levels[sc.slug] == vocab.Exact && strings.HasPrefix(version, "3.2") &&
 		budgetPH != "{{seller}}" && budgetPH != "{{channels}}" {
 		g.figure = "1,500 USD"
 	}

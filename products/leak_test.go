@@ -17,13 +17,13 @@ import (
 	"testing"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/internal/spectest"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 const lakeside = "lakeside"
@@ -62,19 +62,19 @@ func lakesideRulebook() merch.Rulebook {
 	lead := 3
 	return merch.Rulebook{
 		Format: merch.Format,
-		Voice: decline.Voice{
+		Voice: vocab.Voice{
 			SellerName: "Lakeside Media",
-			Tone:       decline.Formal,
-			Templates: map[decline.Slug]string{
+			Tone:       vocab.Formal,
+			Templates: map[vocab.Slug]string{
 				// Publishers paste their own working notes into templates.
-				decline.BudgetBelowMinimum:   "Under ｚｘ－４４７１－ｈｏｌｉｄａｙ－ｆｌｏｏｒ the floor is {{minimum}}. Budgets of {{minimum}} or more fit this inventory.",
-				decline.ChannelNotOffered:    "{{seller}} carries {{channels}}. The rest went with P r o j e c t  L i g h t h o u s e.",
-				decline.FlightUnavailable:    "Those dates went to Ａｃｍｅ Ｒｅｔａｉｌ Ｇｒｏｕｐ. An open flight runs {{open_flight}}.",
-				decline.LeadTimeTooShort:     "Trafficking needs {{lead_time}} through M\u200ba\u200bg\u200bn\u200bi\u200bt\u200be. Start on or after {{earliest_start}}.",
-				decline.GeoNotServed:         "Brightline Stud\u0456os licences cover {{markets}} only.",
-				decline.FormatNotOffered:     "Only {{formats}} render until \u0421\u0435ltra ships (eng 2210).",
-				decline.CategoryNotAccepted:  "Blocked by zx.7007.cat; ask M.a.r.t.a O.k.a.f.o.r.",
-				decline.CommerciallyDeclined: "Settlement runs only through osprey\u00adtreasury for {{seller}}.",
+				vocab.BudgetBelowMinimum:   "Under ｚｘ－４４７１－ｈｏｌｉｄａｙ－ｆｌｏｏｒ the floor is {{minimum}}. Budgets of {{minimum}} or more fit this inventory.",
+				vocab.ChannelNotOffered:    "{{seller}} carries {{channels}}. The rest went with P r o j e c t  L i g h t h o u s e.",
+				vocab.FlightUnavailable:    "Those dates went to Ａｃｍｅ Ｒｅｔａｉｌ Ｇｒｏｕｐ. An open flight runs {{open_flight}}.",
+				vocab.LeadTimeTooShort:     "Trafficking needs {{lead_time}} through M\u200ba\u200bg\u200bn\u200bi\u200bt\u200be. Start on or after {{earliest_start}}.",
+				vocab.GeoNotServed:         "Brightline Stud\u0456os licences cover {{markets}} only.",
+				vocab.FormatNotOffered:     "Only {{formats}} render until \u0421\u0435ltra ships (eng 2210).",
+				vocab.CategoryNotAccepted:  "Blocked by zx.7007.cat; ask M.a.r.t.a O.k.a.f.o.r.",
+				vocab.CommerciallyDeclined: "Settlement runs only through osprey\u00adtreasury for {{seller}}.",
 			},
 		},
 		Rules: []merch.Rule{
@@ -83,36 +83,36 @@ func lakesideRulebook() merch.Rulebook {
 				ConfidentialTerms: []string{"Halcyon Partners"},
 				When: merch.Condition{BudgetBelow: &merch.BudgetFloor{Currency: "USD", Minimum: 1000,
 					PerChannel: map[string]float64{"display": 1000, "olv": 2500, "streaming_audio": 2000, "ctv": 25000}}},
-				Decline: merch.Action{Slug: decline.BudgetBelowMinimum, Disclosure: decline.Range, Suggest: []decline.SuggestionKind{decline.RaiseBudget, decline.SwitchChannel}}},
+				Decline: merch.Action{Slug: vocab.BudgetBelowMinimum, Disclosure: vocab.Range, Suggest: []vocab.SuggestionKind{vocab.RaiseBudget, vocab.SwitchChannel}}},
 			{ID: "ZX-1187-CHAN", Name: "Channel carriage (Project Lighthouse)",
 				Notes:   "Linear and podcast deals were exited; Orbital Outdoor holds the panels now.",
 				When:    merch.Condition{ChannelsOffered: []string{"display", "olv", "ctv", "streaming_audio"}},
-				Decline: merch.Action{Slug: decline.ChannelNotOffered, Disclosure: decline.Category, Suggest: []decline.SuggestionKind{decline.SwitchChannel}}},
+				Decline: merch.Action{Slug: vocab.ChannelNotOffered, Disclosure: vocab.Category, Suggest: []vocab.SuggestionKind{vocab.SwitchChannel}}},
 			{ID: "ZX-3310-SELLOUT", Name: "Holiday sellout to Acme Retail Group",
 				Notes:   "Sold in the upfront (IO 55-1029). Do not disclose the advertiser.",
 				When:    merch.Condition{Channels: []string{"ctv"}, SoldOut: []merch.Window{{Start: adcp.MustDate("2026-12-18"), End: adcp.MustDate("2027-01-02")}}},
-				Decline: merch.Action{Slug: decline.FlightUnavailable, Disclosure: decline.Exact, Suggest: []decline.SuggestionKind{decline.MoveFlight}}},
+				Decline: merch.Action{Slug: vocab.FlightUnavailable, Disclosure: vocab.Exact, Suggest: []vocab.SuggestionKind{vocab.MoveFlight}}},
 			{ID: "ZX-0412-LEAD", Name: "Trafficking lead via Magnite sync",
 				Notes:   "Ad ops needs three days; see runbook OPS-77.",
 				When:    merch.Condition{LeadTimeDays: &lead},
-				Decline: merch.Action{Slug: decline.LeadTimeTooShort, Disclosure: decline.Exact, Suggest: []decline.SuggestionKind{decline.LaterStart}}},
+				Decline: merch.Action{Slug: vocab.LeadTimeTooShort, Disclosure: vocab.Exact, Suggest: []vocab.SuggestionKind{vocab.LaterStart}}},
 			{ID: "ZX-5120-GEO", Name: "Brightline licence territories",
 				ConfidentialTerms: []string{"Brightline Studios"},
 				When:              merch.Condition{CountriesServed: []string{"US", "CA", "GB"}},
-				Decline:           merch.Action{Slug: decline.GeoNotServed, Disclosure: decline.Range, Suggest: []decline.SuggestionKind{decline.TargetMarket}}},
+				Decline:           merch.Action{Slug: vocab.GeoNotServed, Disclosure: vocab.Range, Suggest: []vocab.SuggestionKind{vocab.TargetMarket}}},
 			{ID: "ZX-6001-FMT", Name: "Renderable kinds until Celtra ships",
 				Notes:   "ENG-2210 tracks the rich media work.",
 				When:    merch.Condition{FormatKindsOffered: []string{"image", "video_hosted", "video_vast", "audio_hosted"}},
-				Decline: merch.Action{Slug: decline.FormatNotOffered, Disclosure: decline.Category, Suggest: []decline.SuggestionKind{decline.ChangeFormat}}},
+				Decline: merch.Action{Slug: vocab.FormatNotOffered, Disclosure: vocab.Category, Suggest: []vocab.SuggestionKind{vocab.ChangeFormat}}},
 			{ID: "ZX-7007-CAT", Name: "Standards bans held by Marta Okafor",
 				When:    merch.Condition{Industries: []string{"gambling_betting"}},
-				Decline: merch.Action{Slug: decline.CategoryNotAccepted, Disclosure: decline.Category}},
+				Decline: merch.Action{Slug: vocab.CategoryNotAccepted, Disclosure: vocab.Category}},
 			{ID: "ZX-8080-CUR", Name: "Settlement currencies per Osprey Treasury",
 				When:    merch.Condition{CurrenciesAccepted: []string{"USD", "GBP", "CAD", "EUR"}},
-				Decline: merch.Action{Slug: decline.CommerciallyDeclined, Disclosure: decline.Category}},
+				Decline: merch.Action{Slug: vocab.CommerciallyDeclined, Disclosure: vocab.Category}},
 			{ID: "ZX-7010-KW", Name: "Trust screen (TS-INTAKE)",
 				When:    merch.Condition{Keywords: []string{"casino"}},
-				Decline: merch.Action{Slug: decline.CategoryNotAccepted, Disclosure: decline.None}},
+				Decline: merch.Action{Slug: vocab.CategoryNotAccepted, Disclosure: vocab.None}},
 		},
 	}
 }
@@ -265,7 +265,7 @@ func leakEnv(t *testing.T) (*env, string) {
 	e := newEnv(t)
 	e.publisher(t, lakeside, lakesideCatalogue(), &rb)
 	acct, err := e.store.EnsureAccount(context.Background(), lakeside, store.Account{
-		Operator: "agency.example", BrandDomain: "kit.example", Sandbox: true, Disclosure: decline.Exact,
+		Operator: "agency.example", BrandDomain: "kit.example", Sandbox: true, Disclosure: vocab.Exact,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -321,11 +321,11 @@ func TestLeak(t *testing.T) {
 			forcedRejections++
 		}
 		if status == "rejected" {
-			slugs[r.Outcome.Slug()] = true
+			slugs[string(r.Outcome.Slug())] = true
 		}
 		for _, e := range r.Outcome.Errors() {
-			if d, ok := e.Details["decline"].(map[string]any); ok {
-				slugs[d["slug"].(string)] = true
+			if s := e.DeclineSlug(); s != "" {
+				slugs[string(s)] = true
 			}
 		}
 		if status == "completed" {
@@ -347,7 +347,7 @@ func TestLeak(t *testing.T) {
 	if forcedRejections != 2 {
 		t.Errorf("%d forced rejections, want 2: the directive path was not exercised", forcedRejections)
 	}
-	for _, s := range decline.Slugs() {
+	for _, s := range vocab.Slugs() {
 		if !slugs[s] {
 			t.Errorf("no case declined with %s (slugs: %v)", s, keys(slugs))
 		}

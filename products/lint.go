@@ -5,10 +5,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/sanitize"
+	"github.com/storefront/storefront/vocab"
 )
 
 // What the admin API stores is what is served. These lints refuse, naming
@@ -79,7 +79,7 @@ func LintVoice(rb *merch.Rulebook, screen *sanitize.Screen) problem.Invalid {
 	}
 	sort.Strings(slugs)
 	for _, s := range slugs {
-		lit := decline.TemplateLiteral(rb.Voice.Templates[decline.Slug(s)])
+		lit := vocab.TemplateLiteral(rb.Voice.Templates[vocab.Slug(s)])
 		if d := ServedChange(screen, lit); d != "" {
 			v.Add(problem.Pointer("voice", "templates", s), "buyers would not be shown this template as saved: %s", d)
 		}

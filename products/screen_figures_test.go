@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/vocab"
 )
 
 func previewOf(t *testing.T, snap *products.Snapshot, args string) map[string]any {
@@ -31,18 +31,18 @@ func previewOf(t *testing.T, snap *products.Snapshot, args string) map[string]an
 // the id's fragment matched "5,120 USD", so every exact-level decline lost
 // its figure and its suggestion and was marked final.
 func TestDisclosedThresholdSurvivesAnIDThatSpellsIt(t *testing.T) {
-	for _, tone := range decline.Tones {
-		for _, level := range []decline.Level{decline.Range, decline.Exact} {
+	for _, tone := range vocab.Tones() {
+		for _, level := range []vocab.Level{vocab.Range, vocab.Exact} {
 			rb := merch.Rulebook{Format: merch.Format,
-				Voice: decline.Voice{SellerName: "Lakeside Media", Tone: tone, Templates: map[decline.Slug]string{
-					decline.BudgetBelowMinimum: "Per FLR-5120-USD-CTV budgets start at {{minimum}}.",
+				Voice: vocab.Voice{SellerName: "Lakeside Media", Tone: tone, Templates: map[vocab.Slug]string{
+					vocab.BudgetBelowMinimum: "Per FLR-5120-USD-CTV budgets start at {{minimum}}.",
 				}},
 				Rules: []merch.Rule{{
 					ID: "FLR-5120-USD-CTV", Name: "CTV floor for Q4",
 					Notes: "Agreed with dana okonkwo, see JIRA-88213.",
 					When:  merch.Condition{BudgetBelow: &merch.BudgetFloor{Currency: "USD", Minimum: 5120}},
-					Decline: merch.Action{Slug: decline.BudgetBelowMinimum, Disclosure: level,
-						Suggest: []decline.SuggestionKind{decline.RaiseBudget}},
+					Decline: merch.Action{Slug: vocab.BudgetBelowMinimum, Disclosure: level,
+						Suggest: []vocab.SuggestionKind{vocab.RaiseBudget}},
 				}}}
 			if err := rb.Validate(); err != nil {
 				t.Fatal(err)
@@ -56,7 +56,7 @@ func TestDisclosedThresholdSurvivesAnIDThatSpellsIt(t *testing.T) {
 			reason, _ := m["reason"].(string)
 			sugg, _ := m["suggestions"].([]any)
 			want := "5,120 USD"
-			if level == decline.Range {
+			if level == vocab.Range {
 				want = "10,000 USD"
 			}
 			if !strings.Contains(reason, want) {

@@ -6,13 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/store/memstore"
 	"github.com/storefront/storefront/store/pgstore/pgtest"
+	"github.com/storefront/storefront/vocab"
 )
 
 // TestWebhookSecretsNotKept: the token and credentials a buyer registers
@@ -57,7 +57,7 @@ func TestWebhookSecretsNotKept(t *testing.T) {
 				Directives: store.Directives{Store: s}, Tasks: store.Tasks{Store: s},
 				Now: func() time.Time { return clock }, Log: quiet,
 			}
-			acct, err := s.EnsureAccount(ctx, nw, store.Account{Operator: "agency.example", BrandDomain: "acme.example", Sandbox: true, Disclosure: decline.Exact})
+			acct, err := s.EnsureAccount(ctx, nw, store.Account{Operator: "agency.example", BrandDomain: "acme.example", Sandbox: true, Disclosure: vocab.Exact})
 			if err != nil {
 				t.Fatal(err)
 			}

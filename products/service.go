@@ -18,6 +18,7 @@ import (
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/sanitize"
+	"github.com/storefront/storefront/vocab"
 )
 
 // Snapshots yields the current snapshot of a publisher.
@@ -71,7 +72,7 @@ type Account struct {
 	Key     string
 	Sandbox bool
 	// Disclosure caps what any rule may disclose to this account.
-	Disclosure decline.Level
+	Disclosure vocab.Level
 }
 
 // Call is one get_products invocation.
@@ -109,10 +110,10 @@ type Trace struct {
 
 // FiredRule is one rule in a trace.
 type FiredRule struct {
-	ID         string `json:"id"`
-	Name       string `json:"name"`
-	Slug       string `json:"slug"`
-	Disclosure string `json:"disclosure"`
+	ID         string     `json:"id"`
+	Name       string     `json:"name"`
+	Slug       vocab.Slug `json:"slug"`
+	Disclosure string     `json:"disclosure"`
 }
 
 // TracedChange is a verified suggestion in a trace.
@@ -509,7 +510,7 @@ func (s *Service) evaluate(ctx context.Context, p *pass) bool {
 	}
 	p.decision = d
 	for _, r := range d.Reasons() {
-		p.trace.Fired = append(p.trace.Fired, FiredRule{ID: r.RuleID, Name: r.RuleName, Slug: string(r.Slug), Disclosure: r.Level.String()})
+		p.trace.Fired = append(p.trace.Fired, FiredRule{ID: r.RuleID, Name: r.RuleName, Slug: r.Slug, Disclosure: r.Level.String()})
 	}
 	return true
 }
@@ -595,7 +596,7 @@ func (s *Service) match(p *pass) (outcome.Outcome, *outcome.Error) {
 			age = max(0, int(s.now().Sub(p.snap.BuiltAt).Seconds()))
 		}
 		w := ErrorOf(p.snap.Screen, adcp.StaleResponse, "", "Served from cache: an upstream inventory service is temporarily unavailable.",
-			map[string]any{"served_from_cache": true, "cache_age_seconds": age})
+			&outcome.Details{Staleness: &outcome.Staleness{ServedFromCache: true, CacheAgeSeconds: age}})
 		warnings = append(warnings, w)
 		p.force()
 	}
@@ -675,12 +676,12 @@ func (s *Service) declined(env outcome.Envelope, v adcp.Version, c decline.Compo
 	o, err := outcome.NewRejected(env, outcome.RejectedBody{
 		Reason:      c.Reason,
 		Suggestions: c.Suggestions,
-		Slug:        string(c.Slug),
+		Slug:        c.Slug,
 		Fixable:     !c.Final(),
 	})
 	if err != nil {
 		// Compose never returns an empty reason; keep the invariant anyway.
-		o, _ = outcome.NewRejected(env, outcome.RejectedBody{Reason: sanitize.Declined, Slug: string(decline.CommerciallyDeclined)})
+		o, _ = outcome.NewRejected(env, outcome.RejectedBody{Reason: sanitize.Declined, Slug: vocab.CommerciallyDeclined})
 	}
 	return o
 }
@@ -690,15 +691,15 @@ func (s *Service) declined(env outcome.Envelope, v adcp.Version, c decline.Compo
 // tasks without one (a refused media buy). The message is the composed
 // reason, the suggestion the first composed suggestion.
 func DeclineError(c decline.Composed) outcome.Error {
-	entry, _ := decline.Lookup(c.Slug)
+	entry, _ := vocab.Lookup(c.Slug)
 	e := outcome.Error{
 		Code:    entry.LegacyCode,
 		Message: c.Reason,
-		Details: map[string]any{"decline": map[string]any{"slug": string(c.Slug), "fixable": !c.Final()}},
+		Details: &outcome.Details{Declined: &outcome.Declined{Decline: outcome.DeclineDetail{Slug: c.Slug, Fixable: !c.Final()}}},
 	}
 	if len(c.Suggestions) > 0 {
 		e.Suggestion = c.Suggestions[0]
-		e.Details["suggestions"] = c.Suggestions
+		e.Details.Suggestions = c.Suggestions
 	}
 	return e
 }
@@ -722,8 +723,8 @@ func Verifier(snap *Snapshot, req *Request, brief merch.Brief) func(decline.Chan
 // reason with: the change the figure stands for, applied as Verifier
 // does, must stop the rule with the slug from declining, and the
 // catalogue must have a product for the changed brief.
-func FigureVerifier(snap *Snapshot, req *Request, brief merch.Brief) func(decline.Change, decline.Slug) bool {
-	return func(ch decline.Change, slug decline.Slug) bool {
+func FigureVerifier(snap *Snapshot, req *Request, brief merch.Brief) func(decline.Change, vocab.Slug) bool {
+	return func(ch decline.Change, slug vocab.Slug) bool {
 		b, f, geo := applied(req, brief, ch)
 		d, err := merch.Evaluate(snap.Rulebook, b, snap.Catalogue.Market())
 		if err != nil {
@@ -745,20 +746,20 @@ func applied(req *Request, brief merch.Brief, ch decline.Change) (merch.Brief, F
 	geo := append([]string(nil), req.GeoCountries...)
 	for _, e := range ch.Edits {
 		switch e.Kind {
-		case decline.RaiseBudget:
+		case vocab.RaiseBudget:
 			v := e.Budget
 			b.Budget = &merch.Budget{Max: &v, Currency: e.Currency}
 			f.Budget = &BudgetRange{Max: &v, Currency: e.Currency}
-		case decline.SwitchChannel:
+		case vocab.SwitchChannel:
 			b.Channels = []string{e.Channel}
 			f.Channels = []string{e.Channel}
-		case decline.MoveFlight, decline.LaterStart:
+		case vocab.MoveFlight, vocab.LaterStart:
 			b.Flight = e.Flight
 			f.StartDate, f.EndDate = e.Flight.Start, e.Flight.End
-		case decline.TargetMarket:
+		case vocab.TargetMarket:
 			b.Countries = []string{e.Country}
 			geo, f.Countries = []string{e.Country}, nil
-		case decline.ChangeFormat:
+		case vocab.ChangeFormat:
 			b.FormatKinds = []string{e.FormatKind}
 			f.FormatKinds = []string{e.FormatKind}
 		}
@@ -889,7 +890,7 @@ func (s *Service) account(ctx context.Context, c Call, req *Request, snap *Snaps
 			e := ErrorOf(baseScreen, adcp.AuthMissing, "", "this seller requires credentials: send an Authorization: Bearer header", nil)
 			return Account{}, &e
 		}
-		return Account{Disclosure: decline.Exact}, nil
+		return Account{Disclosure: vocab.Exact}, nil
 	}
 	if c.Principal.Anonymous() {
 		e := ErrorOf(baseScreen, adcp.AuthMissing, "account", "an account can only be used with credentials: send an Authorization: Bearer header", nil)
@@ -982,8 +983,8 @@ func (s *Service) record(p *pass, o outcome.Outcome, payload []byte) ledger.Reco
 	}
 	if r.Slug == "" {
 		for _, e := range o.Errors() {
-			if det, ok := e.Details["decline"].(map[string]any); ok {
-				r.Slug, _ = det["slug"].(string)
+			if s := e.DeclineSlug(); s != "" {
+				r.Slug = s
 			}
 		}
 	}
@@ -1036,7 +1037,7 @@ func (s *Service) internal(p *pass, env outcome.Envelope) Result {
 }
 
 // ErrorOf builds an error whose message and field pass the screen.
-func ErrorOf(screen *sanitize.Screen, code adcp.Code, field, msg string, details map[string]any) outcome.Error {
+func ErrorOf(screen *sanitize.Screen, code adcp.Code, field, msg string, details *outcome.Details) outcome.Error {
 	e := outcome.Error{Code: code, Details: details}
 	// A buyer's bad value quoted in the message is described instead when
 	// it names a term (a vendor, say): the message keeps its meaning.

@@ -22,6 +22,7 @@ import (
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 const nw = demo.PublisherID
@@ -93,26 +94,26 @@ func TestServiceNoMatchIsNotADecline(t *testing.T) {
 var declineCases = []struct {
 	name      string
 	args      string
-	slug      decline.Slug
+	slug      vocab.Slug
 	ruleID    string
-	wantKinds []decline.SuggestionKind
+	wantKinds []vocab.SuggestionKind
 }{
 	{"budget", `{"brief":"CTV","filters":{"channels":["ctv"],"budget_range":{"max":10000,"currency":"USD"}}}`,
-		decline.BudgetBelowMinimum, "MR-2291-CTV-FLOOR", []decline.SuggestionKind{decline.RaiseBudget, decline.SwitchChannel}},
+		vocab.BudgetBelowMinimum, "MR-2291-CTV-FLOOR", []vocab.SuggestionKind{vocab.RaiseBudget, vocab.SwitchChannel}},
 	{"channel", `{"brief":"podcast listeners","filters":{"channels":["podcast"]}}`,
-		decline.ChannelNotOffered, "MR-1187-CHANNELS", []decline.SuggestionKind{decline.SwitchChannel}},
+		vocab.ChannelNotOffered, "MR-1187-CHANNELS", []vocab.SuggestionKind{vocab.SwitchChannel}},
 	{"flight", `{"brief":"holiday CTV","filters":{"channels":["ctv"],"start_date":"2026-12-20","end_date":"2026-12-27"}}`,
-		decline.FlightUnavailable, "MR-3310-HOLIDAY-SELLOUT", []decline.SuggestionKind{decline.MoveFlight}},
+		vocab.FlightUnavailable, "MR-3310-HOLIDAY-SELLOUT", []vocab.SuggestionKind{vocab.MoveFlight}},
 	{"lead time", `{"brief":"display soon","filters":{"start_date":"2026-11-29","end_date":"2026-12-06"}}`,
-		decline.LeadTimeTooShort, "MR-0412-LEADTIME", []decline.SuggestionKind{decline.LaterStart}},
+		vocab.LeadTimeTooShort, "MR-0412-LEADTIME", []vocab.SuggestionKind{vocab.LaterStart}},
 	{"geo", `{"brief":"video in Germany","targeting_overlay":{"geo_countries":["DE"]}}`,
-		decline.GeoNotServed, "MR-5120-GEO", []decline.SuggestionKind{decline.TargetMarket}},
+		vocab.GeoNotServed, "MR-5120-GEO", []vocab.SuggestionKind{vocab.TargetMarket}},
 	{"format", `{"brief":"rich media","filters":{"format_kinds":["html5"]}}`,
-		decline.FormatNotOffered, "MR-6001-FORMATS", []decline.SuggestionKind{decline.ChangeFormat}},
+		vocab.FormatNotOffered, "MR-6001-FORMATS", []vocab.SuggestionKind{vocab.ChangeFormat}},
 	{"category", `{"brief":"bets","brand":{"domain":"bet.example","industries":["gambling_betting.casino"]}}`,
-		decline.CategoryNotAccepted, "MR-7007-S&P-CATEGORIES", nil},
+		vocab.CategoryNotAccepted, "MR-7007-S&P-CATEGORIES", nil},
 	{"keywords at level none", `{"brief":"launch our new casino app"}`,
-		decline.CommerciallyDeclined, "MR-7010-TS-KEYWORDS", nil},
+		vocab.CommerciallyDeclined, "MR-7010-TS-KEYWORDS", nil},
 }
 
 // withVersion sets adcp_version on a JSON object literal.
@@ -136,7 +137,7 @@ func TestServiceRejected(t *testing.T) {
 			if dec["slug"] != string(test.slug) {
 				t.Errorf("slug = %v, want %s", dec["slug"], test.slug)
 			}
-			entry, _ := decline.Lookup(test.slug)
+			entry, _ := vocab.Lookup(test.slug)
 			fixable := len(test.wantKinds) > 0
 			if dec["fixable"] != fixable || (fixable && !entry.Fixable) {
 				t.Errorf("fixable = %v, want %v", dec["fixable"], fixable)
@@ -145,11 +146,11 @@ func TestServiceRejected(t *testing.T) {
 			if fixable != (len(sugg) > 0) {
 				t.Errorf("suggestions = %v, want some: %v", sugg, fixable)
 			}
-			var kinds []decline.SuggestionKind
+			var kinds []vocab.SuggestionKind
 			for _, s := range r.Trace.Suggestions {
 				for _, k := range s.Kinds {
-					if !slices.Contains(kinds, decline.SuggestionKind(k)) {
-						kinds = append(kinds, decline.SuggestionKind(k))
+					if !slices.Contains(kinds, vocab.SuggestionKind(k)) {
+						kinds = append(kinds, vocab.SuggestionKind(k))
 					}
 				}
 			}
@@ -164,7 +165,7 @@ func TestServiceRejected(t *testing.T) {
 			// The decision is in the ledger, with the rule that fired, and
 			// the receipt names that entry.
 			le := e.lastEntry(t, nw)
-			if le.Arm != "rejected" || le.Slug != string(test.slug) || !slices.Contains(le.RuleIDs, test.ruleID) {
+			if le.Arm != "rejected" || le.Slug != test.slug || !slices.Contains(le.RuleIDs, test.ruleID) {
 				t.Errorf("ledger entry = %+v", le)
 			}
 			rc := ext["receipt"].(map[string]any)
@@ -179,7 +180,7 @@ func TestServiceRejected(t *testing.T) {
 // to the request, as a buyer would, and checks the changed request is then
 // served with products: a suggestion the storefront makes is true.
 func TestServiceSuggestionsHold(t *testing.T) {
-	covered := map[decline.SuggestionKind]bool{}
+	covered := map[vocab.SuggestionKind]bool{}
 	for _, test := range declineCases {
 		t.Run(test.name, func(t *testing.T) {
 			e := demoEnv(t)
@@ -195,12 +196,12 @@ func TestServiceSuggestionsHold(t *testing.T) {
 					t.Errorf("after %q:\n%s\nanswer %s", s.Text, changed, r2.Payload)
 				}
 				for _, k := range s.Kinds {
-					covered[decline.SuggestionKind(k)] = true
+					covered[vocab.SuggestionKind(k)] = true
 				}
 			}
 		})
 	}
-	for _, k := range decline.SuggestionKinds {
+	for _, k := range vocab.SuggestionKinds() {
 		if !covered[k] {
 			t.Errorf("no demo decline suggested %s", k)
 		}
@@ -230,8 +231,8 @@ func applySuggestion(t *testing.T, args string, s products.TracedChange) string 
 	if len(s.Kinds) != 1 {
 		t.Fatalf("compound suggestion %q: apply it by hand", s.Text)
 	}
-	switch decline.SuggestionKind(s.Kinds[0]) {
-	case decline.RaiseBudget:
+	switch vocab.SuggestionKind(s.Kinds[0]) {
+	case vocab.RaiseBudget:
 		m := budgetRE.FindStringSubmatch(s.Text)
 		if m == nil {
 			t.Fatalf("cannot read a budget in %q", s.Text)
@@ -241,7 +242,7 @@ func applySuggestion(t *testing.T, args string, s products.TracedChange) string 
 			t.Fatal(err)
 		}
 		filters["budget_range"] = map[string]any{"max": v, "currency": m[2]}
-	case decline.SwitchChannel:
+	case vocab.SwitchChannel:
 		label := strings.TrimSuffix(strings.ToLower(text[:1])+text[1:], " inventory")
 		ch := ""
 		for k, l := range decline.ChannelLabels {
@@ -253,13 +254,13 @@ func applySuggestion(t *testing.T, args string, s products.TracedChange) string 
 			t.Fatalf("cannot read a channel in %q", s.Text)
 		}
 		filters["channels"] = []string{ch}
-	case decline.MoveFlight:
+	case vocab.MoveFlight:
 		m := flightRE.FindStringSubmatch(s.Text)
 		if m == nil {
 			t.Fatalf("cannot read a flight in %q", s.Text)
 		}
 		filters["start_date"], filters["end_date"] = m[1], m[2]
-	case decline.LaterStart:
+	case vocab.LaterStart:
 		m := afterRE.FindStringSubmatch(s.Text)
 		if m == nil {
 			t.Fatalf("cannot read a start in %q", s.Text)
@@ -271,14 +272,14 @@ func applySuggestion(t *testing.T, args string, s products.TracedChange) string 
 		if end, ok := filters["end_date"].(string); ok {
 			filters["end_date"] = adcp.MustDate(end).AddDays(oldStart.DaysUntil(newStart)).String()
 		}
-	case decline.TargetMarket:
+	case vocab.TargetMarket:
 		code := markets[strings.TrimPrefix(text, "Targeting ")]
 		if code == "" {
 			t.Fatalf("cannot read a market in %q", s.Text)
 		}
 		req["targeting_overlay"] = map[string]any{"geo_countries": []string{code}}
 		delete(filters, "countries")
-	case decline.ChangeFormat:
+	case vocab.ChangeFormat:
 		label := strings.TrimSuffix(text, " creative")
 		kind := ""
 		for k, l := range decline.FormatLabels {
@@ -322,7 +323,7 @@ func TestServiceLegacyDecline(t *testing.T) {
 					t.Errorf("adcp_version = %v, want %s", m["adcp_version"], want)
 				}
 				first := firstError(t, m)
-				entry, _ := decline.Lookup(test.slug)
+				entry, _ := vocab.Lookup(test.slug)
 				if first["code"] != string(entry.LegacyCode) || first["recovery"] != "correctable" {
 					t.Errorf("error = %v, want %s correctable", first, entry.LegacyCode)
 				}
@@ -343,7 +344,7 @@ func TestServiceLegacyDecline(t *testing.T) {
 					t.Errorf("legacy suggestion %v, 3.2 suggestions %v", first["suggestion"], s)
 				}
 				es, _ := e.store.Decisions(context.Background(), nw, store.DecisionFilter{Arm: "failed"})
-				if len(es) != 1 || es[0].Slug != string(test.slug) || !slices.Contains(es[0].RuleIDs, test.ruleID) {
+				if len(es) != 1 || es[0].Slug != test.slug || !slices.Contains(es[0].RuleIDs, test.ruleID) {
 					t.Errorf("legacy decline ledger entries = %+v, want one failed entry with slug %s", es, test.slug)
 				}
 			})
@@ -730,9 +731,9 @@ func sameMembers(a, b []string) bool {
 func TestServiceSameSuggestionFromTwoRules(t *testing.T) {
 	rb := &merch.Rulebook{Format: merch.Format, Rules: []merch.Rule{
 		{ID: "B-1", Name: "Budget floor", When: merch.Condition{BudgetBelow: &merch.BudgetFloor{Currency: "USD", Minimum: 5000, PerChannel: map[string]float64{"display": 1000}}},
-			Decline: merch.Action{Slug: decline.BudgetBelowMinimum, Disclosure: decline.Range, Suggest: []decline.SuggestionKind{decline.SwitchChannel}}},
+			Decline: merch.Action{Slug: vocab.BudgetBelowMinimum, Disclosure: vocab.Range, Suggest: []vocab.SuggestionKind{vocab.SwitchChannel}}},
 		{ID: "C-1", Name: "Carried channels", When: merch.Condition{ChannelsOffered: []string{"display", "olv"}},
-			Decline: merch.Action{Slug: decline.ChannelNotOffered, Disclosure: decline.Category, Suggest: []decline.SuggestionKind{decline.SwitchChannel}}},
+			Decline: merch.Action{Slug: vocab.ChannelNotOffered, Disclosure: vocab.Category, Suggest: []vocab.SuggestionKind{vocab.SwitchChannel}}},
 	}}
 	if err := rb.Validate(); err != nil {
 		t.Fatal(err)
@@ -785,7 +786,7 @@ func TestServiceRefine(t *testing.T) {
 func TestServiceDirectives(t *testing.T) {
 	e := demoEnv(t)
 	ctx := context.Background()
-	acct, err := e.store.EnsureAccount(ctx, nw, store.Account{Operator: "agency.example", BrandDomain: "acme.example", Sandbox: true, Disclosure: decline.Exact})
+	acct, err := e.store.EnsureAccount(ctx, nw, store.Account{Operator: "agency.example", BrandDomain: "acme.example", Sandbox: true, Disclosure: vocab.Exact})
 	if err != nil {
 		t.Fatal(err)
 	}

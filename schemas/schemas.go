@@ -15,10 +15,10 @@ import (
 	"github.com/invopop/jsonschema"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/sanitize"
+	"github.com/storefront/storefront/vocab"
 )
 
 // Published holds the committed schema files.
@@ -47,7 +47,7 @@ func reflector(commentsFrom string) *jsonschema.Reflector {
 		Mapper:                     mapper,
 	}
 	if commentsFrom != "" {
-		for _, pkg := range []string{"merch", "decline", "outcome", "adcp"} {
+		for _, pkg := range []string{"merch", "vocab", "outcome", "adcp"} {
 			_ = r.AddGoComments("github.com/storefront/storefront/schemas", commentsFrom+"/"+pkg)
 		}
 	}
@@ -66,14 +66,14 @@ func mapper(t reflect.Type) *jsonschema.Schema {
 	switch t {
 	case reflect.TypeOf(adcp.Date{}):
 		return &jsonschema.Schema{Type: "string", Format: "date", Description: "A calendar date, YYYY-MM-DD."}
-	case reflect.TypeOf(decline.Level(0)):
-		return &jsonschema.Schema{Type: "string", Enum: strs(decline.Levels()), Description: "Disclosure level: how much a buyer may learn about the decline."}
-	case reflect.TypeOf(decline.Slug("")):
-		return &jsonschema.Schema{Type: "string", Enum: strs(decline.Slugs()), Description: "A published decline slug."}
-	case reflect.TypeOf(decline.SuggestionKind("")):
-		return &jsonschema.Schema{Type: "string", Enum: strs(decline.SuggestionKinds)}
-	case reflect.TypeOf(decline.Tone("")):
-		return &jsonschema.Schema{Type: "string", Enum: strs(decline.Tones)}
+	case reflect.TypeOf(vocab.Level(0)):
+		return &jsonschema.Schema{Type: "string", Enum: strs(vocab.Levels()), Description: "Disclosure level: how much a buyer may learn about the decline."}
+	case reflect.TypeOf(vocab.Slug("")):
+		return &jsonschema.Schema{Type: "string", Enum: strs(vocab.Slugs()), Description: "A published decline slug."}
+	case reflect.TypeOf(vocab.SuggestionKind("")):
+		return &jsonschema.Schema{Type: "string", Enum: strs(vocab.SuggestionKinds())}
+	case reflect.TypeOf(vocab.Tone("")):
+		return &jsonschema.Schema{Type: "string", Enum: strs(vocab.Tones())}
 	case reflect.TypeOf(sanitize.Text{}):
 		return &jsonschema.Schema{Type: "string", Description: "Buyer-visible plain text that passed the storefront's screen."}
 	case reflect.TypeOf(adcp.Code("")):
@@ -132,10 +132,10 @@ func GetProductsResponse(commentsFrom string) ([]byte, error) {
 
 // VocabularyDoc is the published vocabulary document.
 type VocabularyDoc struct {
-	Schema  string          `json:"$schema"`
-	ID      string          `json:"$id"`
-	Title   string          `json:"title"`
-	Entries []decline.Entry `json:"entries"`
+	Schema  string        `json:"$schema"`
+	ID      string        `json:"$id"`
+	Title   string        `json:"title"`
+	Entries []vocab.Entry `json:"entries"`
 	// Levels are the disclosure levels, least revealing first.
 	Levels []string `json:"disclosure_levels"`
 }
@@ -149,8 +149,8 @@ func Vocabulary(string) ([]byte, error) {
 		Schema:  "https://json-schema.org/draft/2020-12/schema",
 		ID:      Base + "decline-vocabulary.json",
 		Title:   "Storefront decline vocabulary",
-		Entries: decline.Vocabulary,
-		Levels:  decline.Levels(),
+		Entries: vocab.Vocabulary(),
+		Levels:  vocab.Levels(),
 	})
 	return b.Bytes(), err
 }

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/vocab"
 )
 
 // Accounts implements products.Accounts over a Store.
@@ -53,7 +53,7 @@ func (a Accounts) Resolve(ctx context.Context, publisher string, p products.Prin
 		}
 		acct, err = a.Store.EnsureAccount(ctx, publisher, Account{
 			Operator: ref.Operator, BrandDomain: ref.Brand.Domain, BrandID: ref.Brand.BrandID,
-			Sandbox: ref.Sandbox, Disclosure: decline.Exact,
+			Sandbox: ref.Sandbox, Disclosure: vocab.Exact,
 		})
 		if err != nil {
 			return products.Account{}, err

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/mediabuy"
+	"github.com/storefront/storefront/vocab"
 )
 
 // AccountTerms are what sync_accounts records about an account beyond its
@@ -49,8 +50,8 @@ type Order struct {
 	// DecidedBy is the admin token's name that decided it.
 	DecidedBy string `json:"decided_by,omitempty"`
 	// Slug and Reason are what a decline told the buyer.
-	Slug   string `json:"slug,omitempty"`
-	Reason string `json:"reason,omitempty"`
+	Slug   vocab.Slug `json:"slug,omitempty"`
+	Reason string     `json:"reason,omitempty"`
 }
 
 // Decision settles an order. On approval the store creates Buy with its
@@ -62,7 +63,7 @@ type Decision struct {
 	Status     string // OrderApproved or OrderDeclined
 	By         string
 	At         time.Time
-	Slug       string
+	Slug       vocab.Slug
 	Reason     string
 	TaskStatus string
 	Result     []byte

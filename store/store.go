@@ -18,10 +18,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/vocab"
 )
 
 // Errors every store returns for the same conditions.
@@ -75,8 +75,8 @@ type Account struct {
 	Sandbox bool `json:"sandbox"`
 	// Disclosure caps what rules may disclose to this account (its
 	// trust tier). Exact means the rules decide.
-	Disclosure decline.Level `json:"disclosure_cap"`
-	CreatedAt  time.Time     `json:"created_at"`
+	Disclosure vocab.Level `json:"disclosure_cap"`
+	CreatedAt  time.Time   `json:"created_at"`
 }
 
 // NaturalKey returns the products.AccountRef key of the account.
@@ -103,7 +103,7 @@ type Admin struct {
 // DecisionFilter selects ledger entries.
 type DecisionFilter struct {
 	Arm     string
-	Slug    string
+	Slug    vocab.Slug
 	Account string
 	Since   time.Time
 	Until   time.Time
@@ -127,7 +127,7 @@ type Replay struct {
 	Payload []byte
 	Failed  bool
 	// Slug is the decline slug of a cached rejection, for transport _meta.
-	Slug      string
+	Slug      vocab.Slug
 	CreatedAt time.Time
 	// Token is the owner of a reservation: a random value the request
 	// reserves the key with. Only the owner completes or releases the
@@ -340,7 +340,7 @@ type Store interface {
 	// ErrNotFound when the key has no record; ErrConflict when token
 	// does not own it in flight (taken over, or completed already):
 	// nothing is written.
-	CompleteReplay(ctx context.Context, publisher, scope, key, token string, payload []byte, failed bool, slug string) error
+	CompleteReplay(ctx context.Context, publisher, scope, key, token string, payload []byte, failed bool, slug vocab.Slug) error
 	// ReleaseReplay drops token's reservation, so that a retry runs
 	// afresh. It does nothing when token does not own the key in flight:
 	// a late release never drops a newer owner's reservation or a

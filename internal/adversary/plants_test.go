@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/vocab"
 )
 
 // plantStrings are the buyer-visible strings a plant was written into, in
@@ -19,7 +19,7 @@ func plantStrings(w *World, p Plant) []string {
 		var out []string
 		for _, t := range w.Rulebook.Voice.Templates {
 			if strings.Contains(t, p.Text) {
-				out = append(out, decline.TemplateLiteral(t))
+				out = append(out, vocab.TemplateLiteral(t))
 			}
 		}
 		return out

@@ -13,6 +13,7 @@ import (
 
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/sanitize"
+	"github.com/storefront/storefront/vocab"
 )
 
 // Tally counts what a run found.
@@ -347,9 +348,13 @@ func (p *prober) decline(payload []byte) {
 		Reason      string   `json:"reason"`
 		Suggestions []string `json:"suggestions"`
 		Errors      []struct {
-			Message    string         `json:"message"`
-			Suggestion string         `json:"suggestion"`
-			Details    map[string]any `json:"details"`
+			Message    string `json:"message"`
+			Suggestion string `json:"suggestion"`
+			Details    struct {
+				Decline *struct {
+					Slug vocab.Slug `json:"slug"`
+				} `json:"decline"`
+			} `json:"details"`
 		} `json:"errors"`
 	}
 	if json.Unmarshal(payload, &m) != nil {
@@ -359,7 +364,7 @@ func (p *prober) decline(payload []byte) {
 	switch {
 	case m.Status == "rejected":
 		reason, suggested = m.Reason, len(m.Suggestions) > 0
-	case m.Status == "failed" && len(m.Errors) > 0 && m.Errors[0].Details["decline"] != nil:
+	case m.Status == "failed" && len(m.Errors) > 0 && m.Errors[0].Details.Decline != nil:
 		reason, suggested = m.Errors[0].Message, m.Errors[0].Suggestion != ""
 	default:
 		return

@@ -7,10 +7,10 @@ import (
 	"strings"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/vocab"
 )
 
 // Field is a place a buyer reads where the generator plants a mark.
@@ -60,7 +60,7 @@ type World struct {
 
 // Trigger is a rule of the world and the request fields that fire it.
 type Trigger struct {
-	Slug   decline.Slug
+	Slug   vocab.Slug
 	Fields string
 }
 
@@ -68,25 +68,25 @@ type Trigger struct {
 // suggestions it may offer and request fields that fire it on the clock
 // the suite runs at (Clock).
 var slugRules = []struct {
-	slug    decline.Slug
+	slug    vocab.Slug
 	when    merch.Condition
-	suggest []decline.SuggestionKind
+	suggest []vocab.SuggestionKind
 	fields  string
 }{
-	{decline.BudgetBelowMinimum, merch.Condition{BudgetBelow: &merch.BudgetFloor{Currency: "USD", Minimum: 1500, PerChannel: map[string]float64{"ctv": 25000}}},
-		[]decline.SuggestionKind{decline.RaiseBudget, decline.SwitchChannel}, `"filters":{"budget_range":{"max":90,"currency":"USD"}}`},
-	{decline.ChannelNotOffered, merch.Condition{ChannelsOffered: []string{"display", "olv", "ctv", "streaming_audio"}}, []decline.SuggestionKind{decline.SwitchChannel},
+	{vocab.BudgetBelowMinimum, merch.Condition{BudgetBelow: &merch.BudgetFloor{Currency: "USD", Minimum: 1500, PerChannel: map[string]float64{"ctv": 25000}}},
+		[]vocab.SuggestionKind{vocab.RaiseBudget, vocab.SwitchChannel}, `"filters":{"budget_range":{"max":90,"currency":"USD"}}`},
+	{vocab.ChannelNotOffered, merch.Condition{ChannelsOffered: []string{"display", "olv", "ctv", "streaming_audio"}}, []vocab.SuggestionKind{vocab.SwitchChannel},
 		`"filters":{"channels":["dooh"]}`},
-	{decline.GeoNotServed, merch.Condition{CountriesServed: []string{"US", "GB", "CA"}}, []decline.SuggestionKind{decline.TargetMarket},
+	{vocab.GeoNotServed, merch.Condition{CountriesServed: []string{"US", "GB", "CA"}}, []vocab.SuggestionKind{vocab.TargetMarket},
 		`"targeting_overlay":{"geo_countries":["FR"]}`},
-	{decline.FormatNotOffered, merch.Condition{FormatKindsOffered: []string{"image", "video_hosted", "video_vast", "audio_hosted"}}, []decline.SuggestionKind{decline.ChangeFormat},
+	{vocab.FormatNotOffered, merch.Condition{FormatKindsOffered: []string{"image", "video_hosted", "video_vast", "audio_hosted"}}, []vocab.SuggestionKind{vocab.ChangeFormat},
 		`"filters":{"format_kinds":["html5"]}`},
-	{decline.CategoryNotAccepted, merch.Condition{Industries: []string{"gambling_betting"}}, nil,
+	{vocab.CategoryNotAccepted, merch.Condition{Industries: []string{"gambling_betting"}}, nil,
 		`"brand":{"domain":"bet.example","industries":["gambling_betting.casino"]}`},
-	{decline.CommerciallyDeclined, merch.Condition{Keywords: []string{"payday"}}, nil, `"brief":"payday offers"`},
-	{decline.LeadTimeTooShort, merch.Condition{LeadTimeDays: ptr(5)}, []decline.SuggestionKind{decline.LaterStart},
+	{vocab.CommerciallyDeclined, merch.Condition{Keywords: []string{"payday"}}, nil, `"brief":"payday offers"`},
+	{vocab.LeadTimeTooShort, merch.Condition{LeadTimeDays: ptr(5)}, []vocab.SuggestionKind{vocab.LaterStart},
 		`"filters":{"start_date":"2026-11-30","end_date":"2026-12-20"}`},
-	{decline.FlightUnavailable, merch.Condition{SoldOut: []merch.Window{{Start: adcp.MustDate("2026-12-20"), End: adcp.MustDate("2026-12-31")}}}, []decline.SuggestionKind{decline.MoveFlight},
+	{vocab.FlightUnavailable, merch.Condition{SoldOut: []merch.Window{{Start: adcp.MustDate("2026-12-20"), End: adcp.MustDate("2026-12-31")}}}, []vocab.SuggestionKind{vocab.MoveFlight},
 		`"filters":{"start_date":"2026-12-22","end_date":"2026-12-28"}`},
 }
 
@@ -116,8 +116,8 @@ func newWorld(seed uint64, id string, plants bool) *World {
 		w.Secrets = append(w.Secrets, NewSecret(r, k))
 		return len(w.Secrets) - 1
 	}
-	rb := merch.Rulebook{Format: merch.Format, Voice: decline.Voice{SellerName: "Lakeside Media", Tone: []decline.Tone{decline.Warm, decline.Formal, decline.Neutral}[r.IntN(3)],
-		Templates: map[decline.Slug]string{}}}
+	rb := merch.Rulebook{Format: merch.Format, Voice: vocab.Voice{SellerName: "Lakeside Media", Tone: []vocab.Tone{vocab.Warm, vocab.Formal, vocab.Neutral}[r.IntN(3)],
+		Templates: map[vocab.Slug]string{}}}
 	for i, sr := range slugRules {
 		if i > 0 && r.IntN(3) == 0 {
 			continue
@@ -131,7 +131,7 @@ func newWorld(seed uint64, id string, plants bool) *World {
 				s(person).Full, s(ticket).Full, s(vendor).Full, strings.ToLower(s(person).Mark()), s(hex).Full),
 			ConfidentialTerms: []string{s(partner).Full},
 			When:              sr.when,
-			Decline:           merch.Action{Slug: sr.slug, Disclosure: decline.Level(r.IntN(4)), Suggest: sr.suggest},
+			Decline:           merch.Action{Slug: sr.slug, Disclosure: vocab.Level(r.IntN(4)), Suggest: sr.suggest},
 		})
 		w.Triggers = append(w.Triggers, Trigger{sr.slug, sr.fields})
 	}

@@ -23,12 +23,16 @@ const module = "github.com/storefront/storefront/"
 var layers = [][]string{
 	// Vocabulary and mechanisms with no business in them: protocol facts,
 	// text rules, the screen, hash chains, the clock, limits, panics.
-	{"adcp", "field", "problem", "sanitize", "ledger", "audit", "metrics", "console/chart",
+	{"adcp", "vocab", "field", "problem", "sanitize", "ledger", "audit", "metrics", "console/chart",
 		"internal/clock", "internal/cputime", "internal/jsonrpc", "internal/limit", "internal/origin",
 		"internal/recovery", "internal/requestid", "internal/requestschema", "store/keyring"},
-	// The domain: rulebooks, declines, outcomes, the catalogue and the
-	// get_products pipeline, media buys.
-	{"merch", "decline", "outcome", "products", "mediabuy", "bulk", "schemas"},
+	// The decisions: the rulebook and its evaluation, the decline composer,
+	// the closed set of answers. None knows another: what they share is
+	// the vocabulary below them.
+	{"merch", "decline", "outcome"},
+	// The domain built on them: the catalogue and the get_products
+	// pipeline, media buys, catalogue files, the published schemas.
+	{"products", "mediabuy", "bulk", "schemas"},
 	// The ports the domain's services store through.
 	{"store"},
 	// Services built on the ports.
@@ -40,6 +44,9 @@ var layers = [][]string{
 	// The program.
 	{"app", "bench", "cmd/storefront"},
 }
+
+// apart are the layers whose packages may not import each other.
+var apart = map[int]bool{1: true}
 
 // tools are tests' helpers and generators: they may import anything, and
 // no production package may import them.
@@ -91,6 +98,9 @@ func TestLayering(t *testing.T) {
 			}
 			if placed && layer[dep] > mine {
 				t.Errorf("%s (layer %d) imports %s (layer %d): a package may not reach up", p, mine, dep, layer[dep])
+			}
+			if placed && layer[dep] == mine && apart[mine] {
+				t.Errorf("%s imports %s: the packages of layer %d stand apart", p, dep, mine)
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 // extra holds what the in-memory store keeps for idempotency, tasks and
@@ -104,7 +105,7 @@ func (x *extra) owned(scope, key, token string) (store.Replay, error) {
 	return r, nil
 }
 
-func (s *Store) CompleteReplay(ctx context.Context, publisher, scope, key, token string, payload []byte, failed bool, slug string) error {
+func (s *Store) CompleteReplay(ctx context.Context, publisher, scope, key, token string, payload []byte, failed bool, slug vocab.Slug) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	x, err := s.extra(publisher)

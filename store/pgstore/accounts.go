@@ -7,8 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 const accountColumns = `id, operator, brand_domain, brand_id, sandbox, disclosure, created_at`
@@ -21,7 +21,7 @@ func scanAccount(row pgx.CollectableRow) (store.Account, error) {
 	if err := row.Scan(&a.ID, &a.Operator, &a.BrandDomain, &a.BrandID, &a.Sandbox, &disclosure, &a.CreatedAt); err != nil {
 		return a, err
 	}
-	level, err := decline.ParseLevel(disclosure)
+	level, err := vocab.ParseLevel(disclosure)
 	if err != nil {
 		return a, fmt.Errorf("account %s: %w", a.ID, err)
 	}

@@ -220,7 +220,7 @@ func (s *Store) appendBatch(publisher string, batch []*appendReq) ([]ledger.Entr
 				ruleIDs = []string{}
 			}
 			rows = append(rows, []any{e.Publisher, e.Sequence, e.Time, e.Account, e.Principal, e.RequestDigest,
-				e.RulebookVersion, e.Task, e.Arm, e.Slug, ruleIDs, e.ResponseDigest, e.Sandbox, e.Forced, e.PrevHash, e.Hash})
+				e.RulebookVersion, e.Task, e.Arm, string(e.Slug), ruleIDs, e.ResponseDigest, e.Sandbox, e.Forced, e.PrevHash, e.Hash})
 		}
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ledger_entries"}, ledgerCopyColumns, pgx.CopyFromRows(rows)); err != nil {
 			return err
@@ -283,7 +283,7 @@ func ceilMicro(t time.Time) time.Time {
 
 // Decisions pushes every filter into SQL, agreeing with store.Matches.
 func (s *Store) Decisions(ctx context.Context, publisher string, f store.DecisionFilter) (_ []ledger.Entry, err error) {
-	if store.Unkeepable(publisher, f.Arm, f.Slug, f.Account) {
+	if store.Unkeepable(publisher, f.Arm, string(f.Slug), f.Account) {
 		return nil, nil
 	}
 	defer wrap(&err, "Decisions(%q, %+v)", publisher, f)
@@ -292,7 +292,7 @@ func (s *Store) Decisions(ctx context.Context, publisher string, f store.Decisio
 		q.and("arm = $%d", f.Arm)
 	}
 	if f.Slug != "" {
-		q.and("slug = $%d", f.Slug)
+		q.and("slug = $%d", string(f.Slug))
 	}
 	if f.Account != "" {
 		q.and("account = $%d", f.Account)

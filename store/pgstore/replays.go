@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 const replayColumns = `scope, idempotency_key, request_hash, done, payload, failed, slug, created_at, expires_at`
@@ -80,12 +81,12 @@ func (s *Store) ReserveReplay(ctx context.Context, publisher string, r store.Rep
 
 // CompleteReplay stores the response only while token owns the key in
 // flight: an owner whose lease ran out and was taken over writes nothing.
-func (s *Store) CompleteReplay(ctx context.Context, publisher, scope, key, token string, payload []byte, failed bool, slug string) (err error) {
+func (s *Store) CompleteReplay(ctx context.Context, publisher, scope, key, token string, payload []byte, failed bool, slug vocab.Slug) (err error) {
 	defer wrap(&err, "CompleteReplay(%q, %q, %q)", publisher, scope, key)
 	tag, err := s.pool.Exec(ctx, `
 		UPDATE replays SET done = true, payload = $5, failed = $6, slug = $7
 		WHERE publisher_id = $1 AND scope = $2 AND idempotency_key = $3 AND token = $4 AND token <> '' AND NOT done`,
-		publisher, scope, key, token, payload, failed, slug)
+		publisher, scope, key, token, payload, failed, string(slug))
 	if err != nil {
 		return err
 	}

@@ -8,9 +8,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 // ignoreCreated leaves creation times out of a comparison; tests check
@@ -22,7 +22,7 @@ func testAccounts(t *testing.T, s store.Store) {
 	withPublishers(t, s)
 	start := now(t, s)
 
-	a := store.Account{Operator: "pinnacle-agency.example", BrandDomain: "acme.example", Disclosure: decline.Range}
+	a := store.Account{Operator: "pinnacle-agency.example", BrandDomain: "acme.example", Disclosure: vocab.Range}
 	got, err := s.EnsureAccount(ctx, alpha.ID, a)
 	wantErr(t, "EnsureAccount(new)", err, nil)
 	if got.ID == "" {
@@ -37,7 +37,7 @@ func testAccounts(t *testing.T, s store.Store) {
 
 	// Ensuring again returns the account as it is; it does not rewrite it.
 	again := a
-	again.Disclosure = decline.Exact
+	again.Disclosure = vocab.Exact
 	again2, err := s.EnsureAccount(ctx, alpha.ID, again)
 	wantErr(t, "EnsureAccount(existing)", err, nil)
 	if diff := cmp.Diff(got, again2); diff != "" {
@@ -75,7 +75,7 @@ func testAccounts(t *testing.T, s store.Store) {
 	}
 
 	// PutAccount creates with the id given...
-	fixed := store.Account{ID: "acct_fixed", Operator: "pinnacle-agency.example", BrandDomain: "fixed.example", Disclosure: decline.Category}
+	fixed := store.Account{ID: "acct_fixed", Operator: "pinnacle-agency.example", BrandDomain: "fixed.example", Disclosure: vocab.Category}
 	fixedPut, err := s.PutAccount(ctx, alpha.ID, fixed)
 	wantErr(t, "PutAccount(new)", err, nil)
 	fixedGot, err := s.AccountByID(ctx, alpha.ID, fixed.ID)
@@ -111,7 +111,7 @@ func testAccounts(t *testing.T, s store.Store) {
 
 	// ...and replaces, keeping the creation time and moving the key.
 	moved := fixed
-	moved.BrandDomain, moved.Disclosure, moved.Sandbox = "moved.example", decline.None, true
+	moved.BrandDomain, moved.Disclosure, moved.Sandbox = "moved.example", vocab.None, true
 	movedPut, err := s.PutAccount(ctx, alpha.ID, moved)
 	wantErr(t, "PutAccount(replace)", err, nil)
 	movedGot, err := s.AccountByID(ctx, alpha.ID, fixed.ID)
@@ -160,7 +160,7 @@ func testEnsureAccountRace(t *testing.T, s store.Store) {
 	ctx := t.Context()
 	withPublishers(t, s)
 	for round := range 3 {
-		a := store.Account{Operator: "race.example", BrandDomain: fmt.Sprintf("brand%d.example", round), Disclosure: decline.Exact}
+		a := store.Account{Operator: "race.example", BrandDomain: fmt.Sprintf("brand%d.example", round), Disclosure: vocab.Exact}
 		ids := make([]string, 16)
 		parallel(16, func(i int) {
 			got, err := s.EnsureAccount(ctx, alpha.ID, a)

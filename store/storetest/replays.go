@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 // An hour: long enough that no reservation in these tests goes stale by
@@ -79,7 +80,7 @@ func wantInFlight(t *testing.T, what string, got *store.Replay, r store.Replay) 
 }
 
 // wantDone fails unless got is a completed record with exactly payload.
-func wantDone(t *testing.T, what string, got *store.Replay, r store.Replay, payload []byte, failed bool, slug string) {
+func wantDone(t *testing.T, what string, got *store.Replay, r store.Replay, payload []byte, failed bool, slug vocab.Slug) {
 	t.Helper()
 	if got == nil {
 		t.Fatalf("%s = nil, want the completed record", what)

@@ -1,7 +1,8 @@
-package decline
+package vocab
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/storefront/storefront/adcp"
@@ -36,8 +37,11 @@ const (
 	ChangeFormat  SuggestionKind = "change_format"
 )
 
-// SuggestionKinds lists every suggestion kind, in a stable order.
-var SuggestionKinds = []SuggestionKind{RaiseBudget, SwitchChannel, MoveFlight, LaterStart, TargetMarket, ChangeFormat}
+var kinds = []SuggestionKind{RaiseBudget, SwitchChannel, MoveFlight, LaterStart, TargetMarket, ChangeFormat}
+
+// SuggestionKinds lists every suggestion kind, in a stable order. The
+// slice is the caller's own.
+func SuggestionKinds() []SuggestionKind { return slices.Clone(kinds) }
 
 // Entry is one published decline.
 type Entry struct {
@@ -53,8 +57,15 @@ type Entry struct {
 	LegacyCode adcp.Code `json:"legacy_error_code"`
 }
 
-// Vocabulary is the published decline vocabulary, in its stable order.
-var Vocabulary = []Entry{
+// clone returns e with a Suggests of its own; nil stays nil, so a final
+// entry still publishes "suggests": null.
+func (e Entry) clone() Entry {
+	e.Suggests = slices.Clone(e.Suggests)
+	return e
+}
+
+// table is the published decline vocabulary, in its stable order.
+var table = []Entry{
 	{BudgetBelowMinimum, "The requested budget is below the minimum for this inventory.", true,
 		[]SuggestionKind{RaiseBudget, SwitchChannel}, adcp.BudgetTooLow},
 	{ChannelNotOffered, "The requested channel is not offered by this seller.", true,
@@ -73,23 +84,43 @@ var Vocabulary = []Entry{
 		nil, adcp.PolicyViolation},
 }
 
-var bySlug = func() map[Slug]Entry {
-	m := make(map[Slug]Entry, len(Vocabulary))
-	for _, e := range Vocabulary {
-		m[e.Slug] = e
+var bySlug = func() map[Slug]int {
+	m := make(map[Slug]int, len(table))
+	for i, e := range table {
+		m[e.Slug] = i
 	}
 	return m
 }()
 
+// Vocabulary returns the published decline vocabulary, in its stable
+// order. The entries are the caller's own: changing them changes nothing
+// anyone else publishes.
+func Vocabulary() []Entry {
+	out := make([]Entry, len(table))
+	for i, e := range table {
+		out[i] = e.clone()
+	}
+	return out
+}
+
 // Lookup returns the vocabulary entry for s.
 func Lookup(s Slug) (Entry, bool) {
-	e, ok := bySlug[s]
-	return e, ok
+	i, ok := bySlug[s]
+	if !ok {
+		return Entry{}, false
+	}
+	return table[i].clone(), true
+}
+
+// Known reports whether s is a published slug.
+func (s Slug) Known() bool {
+	_, ok := bySlug[s]
+	return ok
 }
 
 // ParseSlug checks that s is a published slug.
 func ParseSlug(s string) (Slug, error) {
-	if _, ok := bySlug[Slug(s)]; !ok {
+	if !Slug(s).Known() {
 		return "", fmt.Errorf("%q is not a published decline slug (want one of %s)", s, strings.Join(Slugs(), ", "))
 	}
 	return Slug(s), nil
@@ -97,8 +128,8 @@ func ParseSlug(s string) (Slug, error) {
 
 // Slugs lists the published slugs in vocabulary order.
 func Slugs() []string {
-	out := make([]string, len(Vocabulary))
-	for i, e := range Vocabulary {
+	out := make([]string, len(table))
+	for i, e := range table {
 		out[i] = string(e.Slug)
 	}
 	return out
@@ -110,24 +141,17 @@ func (s Slug) Kebab() string { return strings.ReplaceAll(string(s), "_", "-") }
 
 // ParseSuggestionKind checks that s is a suggestion kind.
 func ParseSuggestionKind(s string) (SuggestionKind, error) {
-	for _, k := range SuggestionKinds {
+	for _, k := range kinds {
 		if string(k) == s {
 			return k, nil
 		}
 	}
-	names := make([]string, len(SuggestionKinds))
-	for i, k := range SuggestionKinds {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
 		names[i] = string(k)
 	}
 	return "", fmt.Errorf("%q is not a suggestion kind (want one of %s)", s, strings.Join(names, ", "))
 }
 
 // Allows reports whether entry e can carry suggestions of kind k.
-func (e Entry) Allows(k SuggestionKind) bool {
-	for _, x := range e.Suggests {
-		if x == k {
-			return true
-		}
-	}
-	return false
-}
+func (e Entry) Allows(k SuggestionKind) bool { return slices.Contains(e.Suggests, k) }

@@ -1,4 +1,4 @@
-package decline
+package vocab
 
 import (
 	"encoding/json"
@@ -17,7 +17,7 @@ func TestVocabulary(t *testing.T) {
 	if got := Slugs(); !slices.Equal(got, want) {
 		t.Errorf("Slugs() = %q, want %q", got, want)
 	}
-	for _, e := range Vocabulary {
+	for _, e := range Vocabulary() {
 		if e.Reason == "" || !strings.HasSuffix(e.Reason, ".") {
 			t.Errorf("%s: canned line %q must be one full sentence", e.Slug, e.Reason)
 		}
@@ -45,7 +45,7 @@ func TestVocabulary(t *testing.T) {
 	}
 	for _, s := range []Slug{CategoryNotAccepted, CommerciallyDeclined} {
 		e, _ := Lookup(s)
-		for _, k := range SuggestionKinds {
+		for _, k := range SuggestionKinds() {
 			if e.Allows(k) {
 				t.Errorf("%s allows %s; it is final", s, k)
 			}
@@ -82,7 +82,7 @@ func TestParseSlug(t *testing.T) {
 }
 
 func TestParseSuggestionKind(t *testing.T) {
-	for _, k := range SuggestionKinds {
+	for _, k := range SuggestionKinds() {
 		if got, err := ParseSuggestionKind(string(k)); err != nil || got != k {
 			t.Errorf("ParseSuggestionKind(%q) = %q, %v", k, got, err)
 		}
@@ -173,35 +173,8 @@ func TestCheckTemplate(t *testing.T) {
 		t.Errorf("TemplatePlaceholders = %q", got)
 	}
 	names := PlaceholderNames()
-	if !slices.IsSorted(names) || len(names) != len(Placeholders) {
+	if !slices.IsSorted(names) || len(names) != len(Placeholders()) {
 		t.Errorf("PlaceholderNames() = %q", names)
-	}
-}
-
-// TestPlaceholderLevels checks that a disclosure gives each placeholder a value
-// exactly from its documented level on, given facts for all of them.
-func TestPlaceholderLevels(t *testing.T) {
-	open := adcp.DateRange{Start: adcp.MustDate("2027-01-03"), End: adcp.MustDate("2027-01-10")}
-	facts := Facts{
-		Currency: "USD", Minimum: 3200, AlternativeChannels: []string{"display"}, OpenFlight: &open,
-		EarliestStart: adcp.MustDate("2026-12-02"), LeadDays: 3, ServedCountries: []string{"US"}, OfferedFormatKinds: []string{"image"},
-	}
-	for _, level := range []Level{None, Category, Range, Exact} {
-		d := disclose(Grounds{Slug: BudgetBelowMinimum, Level: level, Facts: facts}, Voice{SellerName: "Northwind"})
-		if d.level() != level {
-			t.Errorf("disclose at %s built a %s disclosure", level, d.level())
-		}
-		shown := d.values()
-		for name, from := range Placeholders {
-			if has := shown[name] != ""; has != (level >= from) {
-				t.Errorf("disclosure at %s: %s shown = %v, want %v (from %s)", level, name, has, level >= from, from)
-			}
-		}
-		for name := range shown {
-			if _, ok := Placeholders[name]; !ok {
-				t.Errorf("disclosure at %s gives %q, which is not a documented placeholder", level, name)
-			}
-		}
 	}
 }
 
@@ -226,21 +199,40 @@ func TestParseTone(t *testing.T) {
 	}
 }
 
-func TestLabels(t *testing.T) {
-	for _, ch := range adcp.Channels() {
-		if ChannelLabels[ch] == "" {
-			t.Errorf("channel %s has no label", ch)
-		}
+// TestCopies checks that what the package hands out is the caller's own:
+// changing it changes nothing anyone else publishes.
+func TestCopies(t *testing.T) {
+	v := Vocabulary()
+	v[0].Reason = "changed"
+	v[0].Suggests[0] = ChangeFormat
+	if e, _ := Lookup(v[0].Slug); e.Reason == "changed" || e.Suggests[0] == ChangeFormat {
+		t.Errorf("changing Vocabulary()'s result changed the table: %+v", e)
 	}
-	for _, k := range adcp.FormatKinds() {
-		if FormatLabels[k] == "" {
-			t.Errorf("format kind %s has no label", k)
-		}
+	e, _ := Lookup(BudgetBelowMinimum)
+	e.Suggests[0] = ChangeFormat
+	if again, _ := Lookup(BudgetBelowMinimum); again.Suggests[0] != RaiseBudget {
+		t.Errorf("changing Lookup's result changed the table: %v", again.Suggests)
 	}
-	if got := ChannelList([]string{"display", "olv", "streaming_audio"}); got != "display, online video and streaming audio" {
-		t.Errorf("ChannelList = %q", got)
+	if e, _ := Lookup(CommerciallyDeclined); e.Suggests != nil {
+		t.Errorf("a final entry's Suggests = %#v, want nil (published as null)", e.Suggests)
 	}
-	if got := ChannelList(nil); got != "" {
-		t.Errorf("ChannelList(nil) = %q", got)
+	k := SuggestionKinds()
+	k[0] = ChangeFormat
+	if SuggestionKinds()[0] != RaiseBudget {
+		t.Error("changing SuggestionKinds()'s result changed the list")
+	}
+	tones := Tones()
+	tones[0] = Direct
+	if Tones()[0] != Neutral {
+		t.Error("changing Tones()'s result changed the list")
+	}
+	p := Placeholders()
+	p["minimum"] = None
+	delete(p, "seller")
+	if q := Placeholders(); q["minimum"] != Range || q["seller"] != Category {
+		t.Error("changing Placeholders()'s result changed the map")
+	}
+	if !BudgetBelowMinimum.Known() || Slug("made_up").Known() || Slug("").Known() {
+		t.Error("Known disagrees with the table")
 	}
 }

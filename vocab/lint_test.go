@@ -1,4 +1,4 @@
-package decline
+package vocab
 
 import (
 	"strings"

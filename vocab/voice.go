@@ -1,8 +1,10 @@
-package decline
+package vocab
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -18,8 +20,10 @@ const (
 	Direct  Tone = "direct"
 )
 
-// Tones lists the tones.
-var Tones = []Tone{Neutral, Warm, Formal, Direct}
+var tones = []Tone{Neutral, Warm, Formal, Direct}
+
+// Tones lists the tones. The slice is the caller's own.
+func Tones() []Tone { return slices.Clone(tones) }
 
 // Voice is how a publisher wants its declines to read.
 type Voice struct {
@@ -39,9 +43,9 @@ const MaxTemplate = 1000
 // MaxSellerName is the longest seller name, in characters.
 const MaxSellerName = 120
 
-// Placeholders are the names a template may use, each with the lowest
+// placeholders are the names a template may use, each with the lowest
 // disclosure level at which it has a value.
-var Placeholders = map[string]Level{
+var placeholders = map[string]Level{
 	"seller":         Category,
 	"channels":       Category, // channels the buyer could switch to
 	"markets":        Category, // markets served
@@ -51,6 +55,10 @@ var Placeholders = map[string]Level{
 	"open_flight":    Range,
 	"lead_time":      Range,
 }
+
+// Placeholders returns the names a template may use, each with the lowest
+// disclosure level at which it has a value. The map is the caller's own.
+func Placeholders() map[string]Level { return maps.Clone(placeholders) }
 
 var placeholderRE = regexp.MustCompile(`\{\{\s*([a-zA-Z0-9_.]*)\s*\}\}`)
 
@@ -70,8 +78,8 @@ func TemplatePlaceholders(t string) []string {
 
 // PlaceholderNames lists the placeholder names, sorted.
 func PlaceholderNames() []string {
-	out := make([]string, 0, len(Placeholders))
-	for k := range Placeholders {
+	out := make([]string, 0, len(placeholders))
+	for k := range placeholders {
 		out = append(out, k)
 	}
 	sort.Strings(out)
@@ -88,7 +96,7 @@ func CheckTemplate(t string) error {
 		return fmt.Errorf("template is %d characters; the limit is %d", n, MaxTemplate)
 	}
 	for _, name := range TemplatePlaceholders(t) {
-		if _, ok := Placeholders[name]; !ok {
+		if _, ok := placeholders[name]; !ok {
 			if internalPlaceholders.MatchString(strings.ToLower(name)) {
 				return fmt.Errorf("{{%s}} refers to an internal field; templates may use only the public placeholders %s", name, strings.Join(PlaceholderNames(), ", "))
 			}
@@ -102,12 +110,35 @@ func CheckTemplate(t string) error {
 	return nil
 }
 
+// FillTemplate fills a template's placeholders from shown; it fails when
+// one has no value there (the disclosure level does not reveal it).
+func FillTemplate(t string, shown map[string]string) (string, bool) {
+	ok := true
+	out := placeholderRE.ReplaceAllStringFunc(t, func(m string) string {
+		name := placeholderRE.FindStringSubmatch(m)[1]
+		v, has := shown[name]
+		if !has || v == "" {
+			ok = false
+			return ""
+		}
+		return v
+	})
+	return out, ok
+}
+
+// TemplateLiteral is the template's own text: every placeholder replaced
+// by a space. It is what the publisher wrote and the buyer reads around
+// the disclosed values, for a lint to check.
+func TemplateLiteral(t string) string {
+	return placeholderRE.ReplaceAllString(t, " ")
+}
+
 // ParseTone checks a tone name; "" means neutral.
 func ParseTone(s string) (Tone, error) {
 	if s == "" {
 		return Neutral, nil
 	}
-	for _, t := range Tones {
+	for _, t := range tones {
 		if string(t) == s {
 			return t, nil
 		}
