@@ -277,7 +277,7 @@ func (s *Service) log() *slog.Logger {
 
 // baseScreen screens text made before a publisher's snapshot is loaded:
 // errors about the request itself. It knows the vendor names only.
-var baseScreen = sanitize.New(sanitize.NewDenyList(sanitize.VendorTerms(), nil))
+var baseScreen = sanitize.Vendor()
 
 // GetProducts answers one call. It always returns a result: failures are
 // the error arm, never a Go error and never products.

@@ -1,5 +1,7 @@
 package sanitize
 
+import "sync"
+
 // Vendors are ad-technology vendors and partners whose names a decline must
 // never carry: naming the exchange, verification vendor or data partner
 // behind a decision discloses the seller's stack. Words that are also
@@ -30,3 +32,14 @@ func VendorTerms() []Term {
 	}
 	return out
 }
+
+// vendor is the vendor screen, built on first use.
+var vendor = sync.OnceValue(func() *Screen { return New(NewDenyList(VendorTerms(), nil)) })
+
+// Vendor returns the vendor screen: markup, characters and the vendor
+// names, and no publisher's terms. It screens what is written before a
+// publisher's snapshot is loaded, or for no publisher at all (a request's
+// envelope, a transport's refusal), and the compliance controller's echo of
+// the caller's own words, which must never be matched against a
+// publisher's deny-list. It is built once and shared.
+func Vendor() *Screen { return vendor() }
