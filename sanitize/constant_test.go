@@ -3,12 +3,17 @@ package sanitize_test
 import (
 	"errors"
 	"go/ast"
+	"go/constant"
 	"go/parser"
 	"go/token"
 	"go/types"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/storefront/storefront/sanitize"
 )
@@ -131,4 +136,208 @@ func equalInts(a, b []int) bool {
 		}
 	}
 	return true
+}
+
+// TestConstantsPassTheVendorScreen reads every call of Const in the
+// module's production source, evaluates its argument (a string literal, a
+// constant made of literals, or a concatenation of those) and checks that
+// the vendor screen passes it unchanged and that it fits a message. Const
+// would otherwise screen the line away or change it at run time, on a path
+// no other test may reach. An argument this test cannot evaluate fails it:
+// write the line as a literal.
+func TestConstantsPassTheVendorScreen(t *testing.T) {
+	root := moduleRoot(t)
+	found := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); path != root && (n == "node_modules" || n == "testdata" || strings.HasPrefix(n, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(string(src), "Const(") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		for _, c := range constCalls(t, path, src) {
+			found++
+			where := rel + ":" + strconv.Itoa(c.line)
+			if !c.ok {
+				t.Errorf("%s: sanitize.Const(%s): not a string literal or a constant made of them, which this test can read", where, c.expr)
+				continue
+			}
+			got, ok := sanitize.Vendor().Line(c.text, 0)
+			switch {
+			case !ok:
+				t.Errorf("%s: sanitize.Const(%q): the vendor screen drops this line", where, c.text)
+			case got.String() != c.text:
+				t.Errorf("%s: sanitize.Const(%q): the vendor screen makes it %q", where, c.text, got)
+			case utf8.RuneCountInString(c.text) > sanitize.MaxMessage:
+				t.Errorf("%s: sanitize.Const(%q): longer than a message may be (%d characters)", where, c.text, sanitize.MaxMessage)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("reading the module's source under %s: %v", root, err)
+	}
+	if found == 0 {
+		t.Fatalf("no call of Const found under %s: the walk is reading the wrong tree", root)
+	}
+	t.Logf("%d calls of Const checked", found)
+}
+
+// moduleRoot is the directory of the go.mod above this package.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			t.Fatalf("no go.mod above %s: this test reads the module's source", dir)
+		}
+	}
+}
+
+type constCall struct {
+	line int
+	expr string
+	text string
+	ok   bool
+}
+
+// constCalls finds the calls of Const in one file: sanitize.Const (under
+// whatever name the file imports this package) or, in this package, Const.
+func constCalls(t *testing.T, path string, src []byte) []constCall {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, src, 0)
+	if err != nil {
+		t.Fatalf("parsing %s: %v", path, err)
+	}
+	inPackage := f.Name.Name == "sanitize" && filepath.Base(filepath.Dir(path)) == "sanitize"
+	name := ""
+	for _, imp := range f.Imports {
+		if p, _ := strconv.Unquote(imp.Path.Value); p == sanitizePath {
+			name = "sanitize"
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+		}
+	}
+	if name == "" && !inPackage {
+		return nil
+	}
+	known := packageConsts(t, filepath.Dir(path))
+	var out []constCall
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) != 1 {
+			return true
+		}
+		switch fun := call.Fun.(type) {
+		case *ast.SelectorExpr:
+			if x, ok := fun.X.(*ast.Ident); !ok || x.Name != name || fun.Sel.Name != "Const" {
+				return true
+			}
+		case *ast.Ident:
+			if !inPackage || fun.Name != "Const" {
+				return true
+			}
+		default:
+			return true
+		}
+		c := constCall{line: fset.Position(call.Pos()).Line, expr: string(src[fset.Position(call.Args[0].Pos()).Offset:fset.Position(call.Args[0].End()).Offset])}
+		if v := evalString(call.Args[0], known); v != nil {
+			c.text, c.ok = constant.StringVal(v), true
+		}
+		out = append(out, c)
+		return true
+	})
+	return out
+}
+
+// packageConsts are the string constants declared at the top level of the
+// package in dir whose values evalString can read.
+func packageConsts(t *testing.T, dir string) map[string]constant.Value {
+	t.Helper()
+	fset := token.NewFileSet()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs := map[string]ast.Expr{}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, s := range g.Specs {
+				vs := s.(*ast.ValueSpec)
+				for i, n := range vs.Names {
+					if i < len(vs.Values) {
+						specs[n.Name] = vs.Values[i]
+					}
+				}
+			}
+		}
+	}
+	out := map[string]constant.Value{}
+	// Constants may refer to each other; a few rounds settle them.
+	for range 4 {
+		for name, x := range specs {
+			if v := evalString(x, out); v != nil {
+				out[name] = v
+			}
+		}
+	}
+	return out
+}
+
+// evalString evaluates a string constant expression: literals, known
+// constants, parentheses and +. It returns nil for anything else.
+func evalString(x ast.Expr, consts map[string]constant.Value) constant.Value {
+	switch x := x.(type) {
+	case *ast.BasicLit:
+		if x.Kind == token.STRING {
+			return constant.MakeFromLiteral(x.Value, token.STRING, 0)
+		}
+	case *ast.Ident:
+		return consts[x.Name]
+	case *ast.ParenExpr:
+		return evalString(x.X, consts)
+	case *ast.BinaryExpr:
+		if x.Op != token.ADD {
+			return nil
+		}
+		a, b := evalString(x.X, consts), evalString(x.Y, consts)
+		if a == nil || b == nil {
+			return nil
+		}
+		return constant.BinaryOp(a, token.ADD, b)
+	}
+	return nil
 }
