@@ -14,7 +14,6 @@ import (
 
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/internal/recovery"
-	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/vocab"
 )
@@ -342,15 +341,14 @@ func typedError(payload []byte, legacy bool) (any, bool, error) {
 }
 
 // declined is the vocabulary entry of a rejected reply's slug (from the
-// agent's _meta), and the slug itself.
+// agent's metadata), and the slug itself.
 func declined(r agent.Reply) (vocab.Entry, string, bool) {
-	meta, _ := r.Meta[outcome.Namespace+"/decline"].(map[string]any)
-	slug, _ := meta["slug"].(string)
+	slug := r.Meta.Slug()
 	if slug == "" {
 		return vocab.Entry{}, "", false
 	}
-	e, ok := vocab.Lookup(vocab.Slug(slug))
-	return e, slug, ok
+	e, ok := vocab.Lookup(slug)
+	return e, string(slug), ok
 }
 
 // summary is the reply's short buyer-visible line: the agent's screened

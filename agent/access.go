@@ -106,11 +106,9 @@ func (a *Agent) publicDiscovery(ctx context.Context, publisher string, args []by
 // refusal: AUTH_INVALID (terminal) or AUTH_MISSING (correctable).
 func AuthError(err error) outcome.Error {
 	if errors.Is(err, ErrCredentialsInvalid) {
-		msg, _ := baseScreen.Line("the credentials were not accepted: the bearer token is unknown, revoked or malformed", sanitize.MaxMessage)
-		return outcome.Error{Code: adcp.AuthInvalid, Message: msg}
+		return outcome.Error{Code: adcp.AuthInvalid, Message: sanitize.Const("the credentials were not accepted: the bearer token is unknown, revoked or malformed")}
 	}
-	msg, _ := baseScreen.Line("this call needs credentials: send an Authorization: Bearer header", sanitize.MaxMessage)
-	return outcome.Error{Code: adcp.AuthMissing, Message: msg}
+	return outcome.Error{Code: adcp.AuthMissing, Message: sanitize.Const("this call needs credentials: send an Authorization: Bearer header")}
 }
 
 // BrandPath is where each publisher's brand.json is served, under its

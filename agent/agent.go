@@ -21,6 +21,7 @@ import (
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/vocab"
 )
 
 // Call is one tool invocation, transport-independent.
@@ -40,12 +41,49 @@ type Reply struct {
 	// Failed is true only for the error arm: transports flip their
 	// failure markers on it and on nothing else.
 	Failed bool
-	// Meta carries transport metadata such as the decline slug, under the
-	// project's namespace.
-	Meta map[string]any
+	// Meta is what the reply tells the transports beside the payload.
+	Meta Meta
 	// Summary is a short screened line for transports that want a text
 	// part beside the data.
 	Summary sanitize.Text
+}
+
+// Meta is a reply's transport metadata, under the project's namespace:
+// MCP sends it as the tool result's _meta, and A2A reads the decline from
+// it. Its JSON encoding is that _meta object. Members are declared in the
+// order of their names, the order in which the MCP SDK writes a map, so
+// that the fast path's _meta (mcpserver) is the SDK's byte for byte.
+type Meta struct {
+	// Decline names the public decline category of a declined answer;
+	// nil for any other.
+	Decline *DeclineMeta `json:"io.github.storefront/decline,omitempty"`
+}
+
+// DeclineKey is the _meta key of Meta.Decline.
+const DeclineKey = outcome.Namespace + "/decline"
+
+// DeclineMeta is the decline in a reply's metadata.
+type DeclineMeta struct {
+	Slug vocab.Slug `json:"slug"`
+}
+
+// IsZero reports whether m carries nothing.
+func (m Meta) IsZero() bool { return m.Decline == nil }
+
+// Slug is the decline slug m carries, or "".
+func (m Meta) Slug() vocab.Slug {
+	if m.Decline == nil {
+		return ""
+	}
+	return m.Decline.Slug
+}
+
+// declineMeta is the metadata of a reply declining as slug; none for "".
+func declineMeta(slug vocab.Slug) Meta {
+	if slug == "" {
+		return Meta{}
+	}
+	return Meta{Decline: &DeclineMeta{Slug: slug}}
 }
 
 // Tool is one entry of the catalogue.
@@ -241,13 +279,10 @@ func (a *Agent) Now() time.Time {
 func authFailure(env outcome.Envelope, err error) outcome.Outcome {
 	switch {
 	case errors.Is(err, errAuthInvalid), errors.Is(err, errAuthScheme):
-		msg, _ := baseScreen.Line("the bearer token was not accepted", sanitize.MaxMessage)
-		return outcome.NewFailed(env, outcome.Error{Code: adcp.AuthInvalid, Message: msg})
+		return outcome.NewFailed(env, outcome.Error{Code: adcp.AuthInvalid, Message: sanitize.Const("the bearer token was not accepted")})
 	}
 	return outcome.NewFailed(env, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
 }
-
-var baseScreen = sanitize.New(sanitize.NewDenyList(sanitize.VendorTerms(), nil))
 
 // ReplyFor is the reply a transport sends for a get_products result: the
 // result's exact payload, its failure marker and its _meta.
@@ -264,10 +299,10 @@ func reply(o outcome.Outcome) Reply {
 		payload, _ = f.Encode()
 		return Reply{Payload: payload, Failed: true, Summary: sanitize.Internal}
 	}
-	r := Reply{Payload: payload, Failed: !o.OK(), Meta: map[string]any{}}
+	r := Reply{Payload: payload, Failed: !o.OK()}
 	switch o.Arm() {
 	case outcome.Rejected:
-		r.Meta[outcome.Namespace+"/decline"] = map[string]any{"slug": string(o.Slug())}
+		r.Meta = Meta{Decline: &DeclineMeta{Slug: o.Slug()}}
 		if rej, ok := o.Rejection(); ok {
 			r.Summary = rej.Reason
 		}

@@ -32,7 +32,7 @@ func (a *Agent) controllerTool() *Tool {
 				p = products.Principal{}
 			}
 			payload, failed := a.Controller.Handle(ctx, c.Publisher, p, c.Args)
-			return Reply{Payload: payload, Failed: failed, Meta: map[string]any{}}
+			return Reply{Payload: payload, Failed: failed}
 		},
 	}
 }

@@ -98,11 +98,11 @@ func SchemaError(issues []requestschema.Issue) outcome.Error {
 	e := outcome.Error{Code: SchemaRefusal}
 	var kept []requestschema.Issue
 	for _, is := range issues {
-		msg, ok := baseScreen.Line(is.Message, sanitize.MaxMessage)
+		msg, ok := sanitize.Vendor().Line(is.Message, sanitize.MaxMessage)
 		if !ok {
-			msg, _ = baseScreen.Line("this field is not valid", sanitize.MaxMessage)
+			msg = sanitize.Const("this field is not valid")
 		}
-		ptr, _ := baseScreen.Line(is.Pointer, 500)
+		ptr, _ := sanitize.Vendor().Line(is.Pointer, 500)
 		if is.Pointer != "" && ptr.String() != is.Pointer {
 			continue // a pointer the screen would change is not sent
 		}
@@ -110,16 +110,16 @@ func SchemaError(issues []requestschema.Issue) outcome.Error {
 		kept = append(kept, is)
 	}
 	if len(e.Issues) == 0 {
-		e.Message, _ = baseScreen.Line("the request does not match the task's schema", sanitize.MaxMessage)
+		e.Message = sanitize.Const("the request does not match the task's schema")
 		return e
 	}
 	if f := kept[0].Field(); f != "" {
-		e.Field, _ = baseScreen.Line(f, 500)
+		e.Field, _ = sanitize.Vendor().Line(f, 500)
 	}
 	text := e.Issues[0].Message.String()
 	if n := len(e.Issues) - 1; n > 0 {
 		text += fmt.Sprintf(" (and %d more in issues)", n)
 	}
-	e.Message, _ = baseScreen.Line(text, sanitize.MaxMessage)
+	e.Message, _ = sanitize.Vendor().Line(text, sanitize.MaxMessage)
 	return e
 }

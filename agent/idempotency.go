@@ -15,7 +15,6 @@ import (
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/store"
-	"github.com/storefront/storefront/vocab"
 )
 
 // The replay window the capabilities declare, and the lease of a
@@ -64,20 +63,15 @@ func (a *Agent) idempotent(ctx context.Context, c Call, p products.Principal, to
 		case existing.RequestHash != hash:
 			// Only code and message: nothing of the cached answer leaks
 			// to a payload it was not made for.
-			msg, _ := baseScreen.Line("this idempotency_key was used with a different request; use a fresh key for a new request", sanitize.MaxMessage)
-			return conflict(env, msg)
+			return reply(outcome.NewBareFailed(env, adcp.IdempotencyConflict,
+				sanitize.Const("this idempotency_key was used with a different request; use a fresh key for a new request")))
 		case !existing.Done:
-			msg, _ := baseScreen.Line("a request with this idempotency_key is still in progress; retry with the same key after retry_after seconds", sanitize.MaxMessage)
-			return failedReply(env, outcome.Error{Code: adcp.IdempotencyInFlight, Message: msg, RetryAfter: RetryAfter(existing.Expires, a.Now())})
+			return failedReply(env, outcome.Error{Code: adcp.IdempotencyInFlight, RetryAfter: RetryAfter(existing.Expires, a.Now()),
+				Message: sanitize.Const("a request with this idempotency_key is still in progress; retry with the same key after retry_after seconds")})
 		case a.Now().Sub(existing.CreatedAt) > ReplayTTL:
-			msg, _ := baseScreen.Line("this idempotency_key's cached response has expired; use a fresh key", sanitize.MaxMessage)
-			return failedReply(env, outcome.Error{Code: adcp.IdempotencyExpired, Message: msg})
+			return failedReply(env, outcome.Error{Code: adcp.IdempotencyExpired, Message: sanitize.Const("this idempotency_key's cached response has expired; use a fresh key")})
 		}
-		r := Reply{Payload: markReplayed(withContext(existing.Payload, env.Context)), Failed: existing.Failed, Meta: map[string]any{}}
-		if existing.Slug != "" {
-			r.Meta[outcome.Namespace+"/decline"] = map[string]any{"slug": string(existing.Slug)}
-		}
-		return r
+		return Reply{Payload: markReplayed(withContext(existing.Payload, env.Context)), Failed: existing.Failed, Meta: declineMeta(existing.Slug)}
 	}
 	runCtx, cancel := context.WithTimeout(ctx, runBudget)
 	var r Reply
@@ -94,12 +88,8 @@ func (a *Agent) idempotent(ctx context.Context, c Call, p products.Principal, to
 		})
 		return r
 	}
-	slug := ""
-	if d, ok := r.Meta[outcome.Namespace+"/decline"].(map[string]any); ok {
-		slug, _ = d["slug"].(string)
-	}
 	a.settle(ctx, "caching an idempotent response", func(ctx context.Context) error {
-		return a.Store.CompleteReplay(ctx, c.Publisher, scope, key, token, r.Payload, r.Failed, vocab.Slug(slug))
+		return a.Store.CompleteReplay(ctx, c.Publisher, scope, key, token, r.Payload, r.Failed, r.Meta.Slug())
 	})
 	return r
 }
@@ -178,16 +168,6 @@ func (a *Agent) Wait(ctx context.Context) {
 	case <-finished:
 	case <-ctx.Done():
 	}
-}
-
-// conflict is IDEMPOTENCY_CONFLICT carrying only code and message.
-func conflict(env outcome.Envelope, msg sanitize.Text) Reply {
-	e := map[string]any{"code": adcp.IdempotencyConflict, "message": msg}
-	fields := []kv{{"status", "failed"}, {"adcp_version", env.Version.String()}, {"errors", []any{e}}, {"adcp_error", e}}
-	if env.Context != nil {
-		fields = append(fields, kv{"context", env.Context})
-	}
-	return Reply{Payload: writeObject(fields), Failed: true, Meta: map[string]any{}, Summary: msg}
 }
 
 func transient(r Reply) bool {

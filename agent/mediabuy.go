@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	"github.com/storefront/storefront/buying"
-	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
 )
 
@@ -202,29 +201,80 @@ func authReply(c Call, authErr error) Reply {
 }
 
 func buyingReply(r buying.Result) Reply {
-	out := Reply{Payload: r.Payload, Failed: r.Failed, Meta: map[string]any{}, Summary: r.Summary}
-	if r.Slug != "" {
-		out.Meta[outcome.Namespace+"/decline"] = map[string]any{"slug": string(r.Slug)}
-	}
-	return out
+	return Reply{Payload: r.Payload, Failed: r.Failed, Meta: declineMeta(r.Slug), Summary: r.Summary}
+}
+
+// accountCapabilities is the capabilities' account object. Its members,
+// like those of every object below it, are in the order of their names.
+type accountCapabilities struct {
+	IdentityUpdates               *supported `json:"identity_updates,omitempty"`
+	RequireOperatorAuth           bool       `json:"require_operator_auth"`
+	RequiredForProducts           bool       `json:"required_for_products"`
+	Sandbox                       bool       `json:"sandbox"`
+	SupportedAccountCurrencyModes []string   `json:"supported_account_currency_modes,omitempty"`
+	SupportedBilling              []string   `json:"supported_billing"`
+	Timezone                      *timezone  `json:"timezone,omitempty"`
+}
+
+type supported struct {
+	Supported bool `json:"supported"`
+}
+
+type timezone struct {
+	AccountSelection string `json:"account_selection"`
+	Mode             string `json:"mode"`
+}
+
+// mediaBuyCapabilities is the capabilities' media_buy object; the members
+// that describe the media-buy tools are absent when they are not served.
+type mediaBuyCapabilities struct {
+	BuyingModes                []string          `json:"buying_modes"`
+	Execution                  *execution        `json:"execution,omitempty"`
+	Features                   *mediaBuyFeatures `json:"features,omitempty"`
+	GovernanceAware            *bool             `json:"governance_aware,omitempty"`
+	MeasurementTermsAcceptance *bool             `json:"measurement_terms_acceptance,omitempty"`
+	Portfolio                  portfolio         `json:"portfolio"`
+	SupportedPricingModels     []string          `json:"supported_pricing_models"`
+	SupportsProposals          *bool             `json:"supports_proposals,omitempty"`
+}
+
+type mediaBuyFeatures struct {
+	CatalogItemAvailabilityUpdates bool `json:"catalog_item_availability_updates"`
+	CatalogManagement              bool `json:"catalog_management"`
+	CommittedMetricsSupported      bool `json:"committed_metrics_supported"`
+	InlineCreativeManagement       bool `json:"inline_creative_management"`
+	PropertyListFiltering          bool `json:"property_list_filtering"`
+	SellerOptimizedBudget          bool `json:"seller_optimized_budget"`
+}
+
+type execution struct {
+	Targeting targeting `json:"targeting"`
+}
+
+type targeting struct {
+	CollectionList     bool      `json:"collection_list"`
+	Demographics       supported `json:"demographics"`
+	GeoCountries       bool      `json:"geo_countries"`
+	PlacementSelection bool      `json:"placement_selection"`
+	PropertyList       bool      `json:"property_list"`
 }
 
 // accountCapabilities declares how accounts work here: buyer-declared
 // natural keys, billed to the operator, each account on a clock the seller
 // assigns (UTC), currency chosen per media buy.
-func (a *Agent) accountCapabilities() map[string]any {
-	caps := map[string]any{
-		"supported_billing":     buying.SupportedBilling,
-		"require_operator_auth": false,
-		"required_for_products": false,
-		"sandbox":               a.Sandbox,
+func (a *Agent) accountCapabilities() accountCapabilities {
+	caps := accountCapabilities{
+		SupportedBilling:    buying.SupportedBilling,
+		RequireOperatorAuth: false,
+		RequiredForProducts: false,
+		Sandbox:             a.Sandbox,
 	}
 	if a.Buying != nil {
-		caps["timezone"] = map[string]any{"mode": "account_fixed", "account_selection": "seller_assigned"}
-		caps["supported_account_currency_modes"] = []string{"per_media_buy"}
+		caps.Timezone = &timezone{Mode: "account_fixed", AccountSelection: "seller_assigned"}
+		caps.SupportedAccountCurrencyModes = []string{"per_media_buy"}
 		// sync_accounts refuses settings-update entries, operator identity
 		// changes among them.
-		caps["identity_updates"] = map[string]any{"supported": false}
+		caps.IdentityUpdates = &supported{Supported: false}
 	}
 	return caps
 }
@@ -232,36 +282,38 @@ func (a *Agent) accountCapabilities() map[string]any {
 // mediaBuyCapabilities declares exactly what the media-buy tools do: the
 // features and targeting they refuse are declared false, so that a buyer
 // (or a compliance runner) does not try them.
-func (a *Agent) mediaBuyCapabilities(portfolio map[string]any) map[string]any {
-	caps := map[string]any{
-		"supported_pricing_models": []string{"cpm", "vcpm"},
-		"buying_modes":             []string{"brief", "wholesale", "refine"},
-		"portfolio":                portfolio,
+func (a *Agent) mediaBuyCapabilities(pf portfolio) mediaBuyCapabilities {
+	caps := mediaBuyCapabilities{
+		SupportedPricingModels: []string{"cpm", "vcpm"},
+		BuyingModes:            []string{"brief", "wholesale", "refine"},
+		Portfolio:              pf,
 	}
 	if a.Buying == nil {
 		return caps
 	}
-	caps["supports_proposals"] = false
-	caps["measurement_terms_acceptance"] = false
+	no := false
+	caps.SupportsProposals = &no
+	caps.MeasurementTermsAcceptance = &no
 	// Online governance consultation for create_media_buy: a registered
 	// agent is asked before every buy on its account.
-	caps["governance_aware"] = a.Buying.Governance != nil
-	caps["features"] = map[string]any{
-		"inline_creative_management":        false,
-		"property_list_filtering":           false,
-		"catalog_management":                false,
-		"catalog_item_availability_updates": false,
-		"committed_metrics_supported":       false,
-		"seller_optimized_budget":           false,
+	aware := a.Buying.Governance != nil
+	caps.GovernanceAware = &aware
+	caps.Features = &mediaBuyFeatures{
+		InlineCreativeManagement:       false,
+		PropertyListFiltering:          false,
+		CatalogManagement:              false,
+		CatalogItemAvailabilityUpdates: false,
+		CommittedMetricsSupported:      false,
+		SellerOptimizedBudget:          false,
 	}
 	// The storefront keeps no creative library: creative assignments are
 	// references to creatives the publisher's ad server receives.
-	caps["execution"] = map[string]any{"targeting": map[string]any{
-		"geo_countries":       true,
-		"placement_selection": false,
-		"property_list":       false,
-		"collection_list":     false,
-		"demographics":        map[string]any{"supported": false},
+	caps.Execution = &execution{Targeting: targeting{
+		GeoCountries:       true,
+		PlacementSelection: false,
+		PropertyList:       false,
+		CollectionList:     false,
+		Demographics:       supported{Supported: false},
 	}}
 	return caps
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/metrics"
-	"github.com/storefront/storefront/outcome"
 )
 
 // observe counts an answered call. It reads what it needs from the answer
@@ -35,8 +34,8 @@ func (a *Agent) observe(tool string, c Call, r Reply, took time.Duration) {
 			ans.Arm = "submitted"
 		}
 	}
-	if d, ok := r.Meta[outcome.Namespace+"/decline"].(map[string]any); ok {
-		ans.Slug, _ = d["slug"].(string)
+	if r.Meta.Decline != nil {
+		ans.Slug = string(r.Meta.Decline.Slug)
 	} else if r.Failed && tool == "get_products" {
 		// A decline served to a 3.0 or 3.1 buyer is the error arm with
 		// the slug in its details.

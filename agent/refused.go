@@ -11,6 +11,6 @@ import (
 // for what it asks. detail is the storefront's own sentence, never the
 // caller's words.
 func RequestRefused(detail string) outcome.Error {
-	msg, _ := baseScreen.Line(detail, sanitize.MaxMessage)
+	msg, _ := sanitize.Vendor().Line(detail, sanitize.MaxMessage)
 	return outcome.Error{Code: adcp.InvalidRequest, Message: msg}
 }

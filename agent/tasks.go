@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/internal/verbatim"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
@@ -91,9 +92,7 @@ func (a *Agent) owner(ctx context.Context, publisher string, p products.Principa
 	}
 	req, err := products.DecodeRequest([]byte(`{"account":` + string(raw) + `}`))
 	if err != nil || req.Account == nil {
-		e := outcome.Error{Code: adcp.InvalidRequest}
-		e.Message, _ = baseScreen.Line("account must be an account reference", sanitize.MaxMessage)
-		e.Field, _ = baseScreen.Line("account", 100)
+		e := invalidField(sanitize.Const("account must be an account reference"), sanitize.Const("account"))
 		return o, false, &e
 	}
 	acct, err := (store.Accounts{Store: a.Store}).Resolve(ctx, publisher, p, req.Account)
@@ -111,9 +110,7 @@ func (a *Agent) owner(ctx context.Context, publisher string, p products.Principa
 // is another caller's or does not exist (REFERENCE_NOT_FOUND, as
 // get-task-status-request.json requires).
 func taskNotFound() outcome.Error {
-	msg, _ := baseScreen.Line("no such task for this account and these credentials", sanitize.MaxMessage)
-	field, _ := baseScreen.Line("task_id", 100)
-	return outcome.Error{Code: adcp.ReferenceNotFound, Message: msg, Field: field}
+	return outcome.Error{Code: adcp.ReferenceNotFound, Message: sanitize.Const("no such task for this account and these credentials"), Field: sanitize.Const("task_id")}
 }
 
 // textRefusal is the answer for a task request holding text no task reads
@@ -124,8 +121,8 @@ func textRefusal(args []byte) *outcome.Error {
 		return nil
 	}
 	e := outcome.Error{Code: ps[0].Code}
-	e.Message, _ = baseScreen.Line(ps[0].Detail, sanitize.MaxMessage)
-	e.Field, _ = baseScreen.Line(ps[0].Path, 200)
+	e.Message, _ = sanitize.Vendor().Line(ps[0].Detail, sanitize.MaxMessage)
+	e.Field, _ = sanitize.Vendor().Line(ps[0].Path, 200)
 	return &e
 }
 
@@ -149,13 +146,13 @@ func (a *Agent) taskStatus(ctx context.Context, c Call, p products.Principal, au
 	}
 	var req taskRequest
 	if !ok || (len(c.Args) > 0 && json.Unmarshal(c.Args, &req) != nil) {
-		return failedReply(env, invalidField("the request is not a valid get_task_status request (task_id must be a string)", ""))
+		return failedReply(env, invalidField(sanitize.Const("the request is not a valid get_task_status request (task_id must be a string)"), sanitize.Text{}))
 	}
 	if e := textRefusal(c.Args); e != nil {
 		return failedReply(env, *e)
 	}
 	if req.TaskID == "" {
-		return failedReply(env, invalidField("task_id is required", "task_id"))
+		return failedReply(env, invalidField(sanitize.Const("task_id is required"), sanitize.Const("task_id")))
 	}
 	owner, visible, e := a.owner(ctx, c.Publisher, p, req.Account)
 	if e != nil {
@@ -173,32 +170,52 @@ func (a *Agent) taskStatus(ctx context.Context, c Call, p products.Principal, au
 	if err != nil {
 		return failedReply(env, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
 	}
-	fields := []kv{
-		{"status", t.Status}, {"adcp_version", env.Version.String()},
-		{"task_id", t.ID}, {"task_type", t.Type}, {"protocol", "media-buy"},
-		{"created_at", stamp(t.CreatedAt)}, {"updated_at", stamp(t.UpdatedAt)},
+	w := taskStatusWire{
+		Status: t.Status, AdcpVersion: env.Version.String(),
+		TaskID: t.ID, TaskType: t.Type, Protocol: "media-buy",
+		CreatedAt: stamp(t.CreatedAt), UpdatedAt: stamp(t.UpdatedAt),
+		HasWebhook: t.Webhook != nil,
 	}
 	if t.CompletedAt != nil {
-		fields = append(fields, kv{"completed_at", stamp(*t.CompletedAt)})
+		w.CompletedAt = stamp(*t.CompletedAt)
 	}
-	fields = append(fields, kv{"has_webhook", t.Webhook != nil})
 	if t.Message != "" && !t.Terminal() {
-		if m, ok := baseScreen.Line(t.Message, 2000); ok {
-			fields = append(fields, kv{"message", m})
+		if m, ok := sanitize.Vendor().Line(t.Message, 2000); ok {
+			w.Message = &m
 		}
 	}
 	if t.Status == "failed" {
 		if e, ok := failureOf(t.Result); ok {
-			fields = append(fields, kv{"error", e})
+			w.Error = &e
 		}
 	}
+	// The result is returned byte for byte, and the buyer's context as it
+	// came.
+	var result json.RawMessage
 	if req.IncludeResult && t.Terminal() && len(t.Result) > 0 {
-		fields = append(fields, kv{"result", json.RawMessage(t.Result)})
+		result = t.Result
 	}
-	if env.Context != nil {
-		fields = append(fields, kv{"context", env.Context})
+	payload, err := verbatim.Marshal(w, verbatim.Member{Key: "result", Value: result}, verbatim.Member{Key: "context", Value: env.Context})
+	if err != nil {
+		return internalReply(c.Args)
 	}
-	return Reply{Payload: writeObject(fields), Meta: map[string]any{}}
+	return Reply{Payload: payload}
+}
+
+// taskStatusWire is the get_task_status response but for its result and
+// context, which go out verbatim after it.
+type taskStatusWire struct {
+	Status      string         `json:"status"`
+	AdcpVersion string         `json:"adcp_version"`
+	TaskID      string         `json:"task_id"`
+	TaskType    string         `json:"task_type"`
+	Protocol    string         `json:"protocol"`
+	CreatedAt   string         `json:"created_at"`
+	UpdatedAt   string         `json:"updated_at"`
+	CompletedAt string         `json:"completed_at,omitempty"`
+	HasWebhook  bool           `json:"has_webhook"`
+	Message     *sanitize.Text `json:"message,omitempty"`
+	Error       *taskError     `json:"error,omitempty"`
 }
 
 // taskError is a failed task's error summary: the fatal error its result
@@ -239,13 +256,10 @@ func failureOf(result []byte) (taskError, bool) {
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
-func invalidField(msg, field string) outcome.Error {
-	e := outcome.Error{Code: adcp.InvalidRequest}
-	e.Message, _ = baseScreen.Line(msg, sanitize.MaxMessage)
-	if field != "" {
-		e.Field, _ = baseScreen.Line(field, 200)
-	}
-	return e
+// invalidField is INVALID_REQUEST with a fixed message and the field at
+// fault (the zero Text for none).
+func invalidField(msg, field sanitize.Text) outcome.Error {
+	return outcome.Error{Code: adcp.InvalidRequest, Message: msg, Field: field}
 }
 
 func (a *Agent) listTasks(ctx context.Context, c Call, p products.Principal, authErr error) Reply {
@@ -255,7 +269,7 @@ func (a *Agent) listTasks(ctx context.Context, c Call, p products.Principal, aut
 	}
 	var req taskRequest
 	if !ok || (len(c.Args) > 0 && json.Unmarshal(c.Args, &req) != nil) {
-		return failedReply(env, invalidField("the request is not a valid list_tasks request (check filters and pagination types)", ""))
+		return failedReply(env, invalidField(sanitize.Const("the request is not a valid list_tasks request (check filters and pagination types)"), sanitize.Text{}))
 	}
 	if e := textRefusal(c.Args); e != nil {
 		return failedReply(env, *e)
@@ -277,7 +291,7 @@ func (a *Agent) listTasks(ctx context.Context, c Call, p products.Principal, aut
 		f.Type = req.Filters.TaskTypes[0]
 		applied = append(applied, "task_types")
 	case len(req.Filters.TaskTypes) > 1:
-		return failedReply(env, invalidField("filters.task_types: this seller has only get_products tasks; filter by one type", "filters.task_types"))
+		return failedReply(env, invalidField(sanitize.Const("filters.task_types: this seller has only get_products tasks; filter by one type"), sanitize.Const("filters.task_types")))
 	}
 	f.Statuses = req.Filters.Statuses
 	if req.Filters.Status != "" {
@@ -294,12 +308,12 @@ func (a *Agent) listTasks(ctx context.Context, c Call, p products.Principal, aut
 		size = 50
 	}
 	if size < 1 || size > 100 {
-		return failedReply(env, invalidField("pagination.max_results must be between 1 and 100", "pagination.max_results"))
+		return failedReply(env, invalidField(sanitize.Const("pagination.max_results must be between 1 and 100"), sanitize.Const("pagination.max_results")))
 	}
 	if req.Pagination.Cursor != "" {
 		off, err := decodeOffset(req.Pagination.Cursor)
 		if err != nil {
-			return failedReply(env, invalidField("pagination.cursor is not a cursor this seller issued", "pagination.cursor"))
+			return failedReply(env, invalidField(sanitize.Const("pagination.cursor is not a cursor this seller issued"), sanitize.Const("pagination.cursor")))
 		}
 		f.Offset = off
 	}
@@ -314,36 +328,77 @@ func (a *Agent) listTasks(ctx context.Context, c Call, p products.Principal, aut
 			return failedReply(env, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable})
 		}
 	}
-	items := make([]map[string]any, 0, len(tasks))
+	items := make([]taskItem, 0, len(tasks))
 	for _, t := range tasks {
-		item := map[string]any{
-			"task_id": t.ID, "task_type": t.Type, "domain": "media-buy", "status": t.Status,
-			"created_at": stamp(t.CreatedAt), "updated_at": stamp(t.UpdatedAt), "has_webhook": t.Webhook != nil,
+		item := taskItem{
+			TaskID: t.ID, TaskType: t.Type, Domain: "media-buy", Status: t.Status,
+			CreatedAt: stamp(t.CreatedAt), UpdatedAt: stamp(t.UpdatedAt), HasWebhook: t.Webhook != nil,
 		}
 		if t.CompletedAt != nil {
-			item["completed_at"] = stamp(*t.CompletedAt)
+			item.CompletedAt = stamp(*t.CompletedAt)
 		}
 		items = append(items, item)
 	}
-	page := map[string]any{"has_more": f.Offset+len(tasks) < total, "total_count": total}
+	page := taskPage{HasMore: f.Offset+len(tasks) < total, TotalCount: total}
 	if f.Offset+len(tasks) < total {
-		page["cursor"] = encodeOffset(f.Offset + len(tasks))
+		page.Cursor = encodeOffset(f.Offset + len(tasks))
 	}
 	if applied == nil {
 		applied = []string{}
 	}
-	fields := []kv{
-		{"status", "completed"}, {"adcp_version", env.Version.String()},
-		{"query_summary", map[string]any{
-			"total_matching": total, "returned": len(tasks), "filters_applied": applied,
-			"sort_applied": map[string]any{"field": "created_at", "direction": "desc"},
-		}},
-		{"tasks", items}, {"pagination", page},
+	w := taskListWire{
+		Status: "completed", AdcpVersion: env.Version.String(),
+		QuerySummary: querySummary{
+			TotalMatching: total, Returned: len(tasks), FiltersApplied: applied,
+			SortApplied: sortApplied{Field: "created_at", Direction: "desc"},
+		},
+		Tasks: items, Pagination: page,
 	}
-	if env.Context != nil {
-		fields = append(fields, kv{"context", env.Context})
+	payload, err := verbatim.Marshal(w, verbatim.Member{Key: "context", Value: env.Context})
+	if err != nil {
+		return internalReply(c.Args)
 	}
-	return Reply{Payload: writeObject(fields), Meta: map[string]any{}}
+	return Reply{Payload: payload}
+}
+
+// taskListWire is the list_tasks response but for its context, which goes
+// out verbatim after it. The objects below it were first written from
+// maps, so their members are in the order of their names.
+type taskListWire struct {
+	Status       string       `json:"status"`
+	AdcpVersion  string       `json:"adcp_version"`
+	QuerySummary querySummary `json:"query_summary"`
+	Tasks        []taskItem   `json:"tasks"`
+	Pagination   taskPage     `json:"pagination"`
+}
+
+type querySummary struct {
+	FiltersApplied []string    `json:"filters_applied"`
+	Returned       int         `json:"returned"`
+	SortApplied    sortApplied `json:"sort_applied"`
+	TotalMatching  int         `json:"total_matching"`
+}
+
+type sortApplied struct {
+	Direction string `json:"direction"`
+	Field     string `json:"field"`
+}
+
+type taskItem struct {
+	CompletedAt string `json:"completed_at,omitempty"`
+	CreatedAt   string `json:"created_at"`
+	Domain      string `json:"domain"`
+	HasWebhook  bool   `json:"has_webhook"`
+	Status      string `json:"status"`
+	TaskID      string `json:"task_id"`
+	TaskType    string `json:"task_type"`
+	UpdatedAt   string `json:"updated_at"`
+}
+
+type taskPage struct {
+	Cursor     string `json:"cursor,omitempty"`
+	HasMore    bool   `json:"has_more"`
+	TotalCount int    `json:"total_count"`
 }
 
 func encodeOffset(n int) string {

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/compliance"
 	"github.com/storefront/storefront/decline"
+	"github.com/storefront/storefront/internal/verbatim"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
@@ -18,19 +18,27 @@ import (
 	"github.com/storefront/storefront/vocab"
 )
 
+// VocabularyEntry is one entry of the decline vocabulary as tool _meta
+// and the capabilities' ext carry it. Members are in the order of their
+// names, as the entries were first written from maps.
+type VocabularyEntry struct {
+	Fixable    bool      `json:"fixable"`
+	LegacyCode adcp.Code `json:"legacy_error_code"`
+	Reason     string    `json:"reason"`
+	Slug       string    `json:"slug"`
+	Suggests   []string  `json:"suggests"`
+}
+
 // VocabularyMeta is the decline vocabulary as tool _meta carries it.
-func VocabularyMeta() []map[string]any {
+func VocabularyMeta() []VocabularyEntry {
 	entries := vocab.Vocabulary()
-	out := make([]map[string]any, 0, len(entries))
+	out := make([]VocabularyEntry, 0, len(entries))
 	for _, e := range entries {
 		kinds := make([]string, len(e.Suggests))
 		for i, k := range e.Suggests {
 			kinds[i] = string(k)
 		}
-		out = append(out, map[string]any{
-			"slug": string(e.Slug), "reason": e.Reason, "fixable": e.Fixable,
-			"suggests": kinds, "legacy_error_code": string(e.LegacyCode),
-		})
+		out = append(out, VocabularyEntry{Slug: string(e.Slug), Reason: e.Reason, Fixable: e.Fixable, Suggests: kinds, LegacyCode: e.LegacyCode})
 	}
 	return out
 }
@@ -131,8 +139,7 @@ func (a *Agent) capabilitiesTool() *Tool {
 			}
 			env := outcome.Envelope{Version: v, Context: ctxRaw}
 			if !ok {
-				msg, _ := baseScreen.Line("the request must be a JSON object", sanitize.MaxMessage)
-				return reply(outcome.NewFailed(env, outcome.Error{Code: adcp.InvalidRequest, Message: msg}))
+				return reply(outcome.NewFailed(env, outcome.Error{Code: adcp.InvalidRequest, Message: sanitize.Const("the request must be a JSON object")}))
 			}
 			if authErr != nil {
 				return reply(authFailure(env, authErr))
@@ -141,9 +148,79 @@ func (a *Agent) capabilitiesTool() *Tool {
 			if err != nil {
 				return reply(outcome.NewFailed(env, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable}))
 			}
-			return Reply{Payload: a.capabilities(env, snap, BaseURL(ctx)), Meta: map[string]any{}}
+			payload, err := a.capabilities(env, snap, BaseURL(ctx))
+			if err != nil {
+				return internalReply(c.Args)
+			}
+			return Reply{Payload: payload}
 		},
 	}
+}
+
+// capabilitiesWire is the get_adcp_capabilities response but for its
+// context, which goes out verbatim after it. The objects below it were
+// first written from maps, so their members are in the order of their
+// names.
+type capabilitiesWire struct {
+	Status             string               `json:"status"`
+	AdcpVersion        string               `json:"adcp_version"`
+	Adcp               adcpCapabilities     `json:"adcp"`
+	SupportedProtocols []string             `json:"supported_protocols"`
+	Account            accountCapabilities  `json:"account"`
+	MediaBuy           mediaBuyCapabilities `json:"media_buy"`
+	Creative           creativeCapabilities `json:"creative"`
+	Ext                capabilitiesExt      `json:"ext"`
+	Identity           *identity            `json:"identity,omitempty"`
+	WebhookSigning     *webhookSigning      `json:"webhook_signing,omitempty"`
+	ComplianceTesting  *complianceTesting   `json:"compliance_testing,omitempty"`
+}
+
+type adcpCapabilities struct {
+	BuildVersion      string      `json:"build_version"`
+	Idempotency       idempotency `json:"idempotency"`
+	MajorVersions     []int       `json:"major_versions"`
+	SupportedVersions []string    `json:"supported_versions"`
+}
+
+type idempotency struct {
+	InFlightMaxSeconds int  `json:"in_flight_max_seconds"`
+	ReplayTTLSeconds   int  `json:"replay_ttl_seconds"`
+	Supported          bool `json:"supported"`
+}
+
+type creativeCapabilities struct {
+	HasCreativeLibrary bool `json:"has_creative_library"`
+}
+
+type capabilitiesExt struct {
+	Storefront vocabularyExt `json:"io.github.storefront"`
+}
+
+type vocabularyExt struct {
+	DeclineVocabulary []VocabularyEntry `json:"decline_vocabulary"`
+}
+
+type identity struct {
+	BrandJSONURL string `json:"brand_json_url"`
+}
+
+type webhookSigning struct {
+	Algorithms                  []string `json:"algorithms"`
+	DeliveryRetryHorizonSeconds int      `json:"delivery_retry_horizon_seconds"`
+	LegacyHMACFallback          bool     `json:"legacy_hmac_fallback"`
+	Profile                     string   `json:"profile"`
+	Supported                   bool     `json:"supported"`
+}
+
+type complianceTesting struct {
+	Scenarios []string `json:"scenarios"`
+}
+
+type portfolio struct {
+	Description      *sanitize.Text `json:"description,omitempty"`
+	PrimaryChannels  []string       `json:"primary_channels"`
+	PrimaryCountries []string       `json:"primary_countries"`
+	PublisherDomains []string       `json:"publisher_domains"`
 }
 
 // capabilities writes the get_adcp_capabilities response for a snapshot.
@@ -151,62 +228,59 @@ func (a *Agent) capabilitiesTool() *Tool {
 // catalogue, the vocabulary from decline.
 //
 // base is the publisher's public base URL, when the transport knows it.
-func (a *Agent) capabilities(env outcome.Envelope, snap *products.Snapshot, base string) []byte {
+func (a *Agent) capabilities(env outcome.Envelope, snap *products.Snapshot, base string) ([]byte, error) {
 	m := snap.Catalogue.Market()
-	portfolio := map[string]any{
-		"publisher_domains": publisherDomains(snap),
-		"primary_channels":  nonNil(m.Channels),
-		"primary_countries": nonNil(m.Countries),
+	pf := portfolio{
+		PublisherDomains: publisherDomains(snap),
+		PrimaryChannels:  nonNil(m.Channels),
+		PrimaryCountries: nonNil(m.Countries),
 	}
 	if snap.Publisher.Name != "" && len(m.Channels) > 0 {
 		desc := snap.Publisher.Name + " sells " + decline.ChannelList(m.Channels) + " inventory."
 		if d, ok := snap.Screen.Line(desc, 500); ok {
-			portfolio["description"] = d
+			pf.Description = &d
 		}
 	}
-	doc := []kv{
-		{"status", "completed"},
-		{"adcp_version", env.Version.String()},
-		{"adcp", map[string]any{
-			"major_versions":     adcp.Majors(),
-			"supported_versions": adcp.SupportedStrings(),
-			"build_version":      adcp.Build,
-			"idempotency": map[string]any{
-				"supported":             true,
-				"replay_ttl_seconds":    int(ReplayTTL / time.Second),
-				"in_flight_max_seconds": int(InFlight / time.Second),
+	doc := capabilitiesWire{
+		Status:      "completed",
+		AdcpVersion: env.Version.String(),
+		Adcp: adcpCapabilities{
+			MajorVersions:     adcp.Majors(),
+			SupportedVersions: adcp.SupportedStrings(),
+			BuildVersion:      adcp.Build,
+			Idempotency: idempotency{
+				Supported:          true,
+				ReplayTTLSeconds:   int(ReplayTTL / time.Second),
+				InFlightMaxSeconds: int(InFlight / time.Second),
 			},
-		}},
-		{"supported_protocols", []string{"media_buy"}},
-		{"account", a.accountCapabilities()},
-		{"media_buy", a.mediaBuyCapabilities(portfolio)},
-		{"creative", map[string]any{"has_creative_library": false}},
-		{"ext", map[string]any{outcome.Namespace: map[string]any{"decline_vocabulary": VocabularyMeta()}}},
+		},
+		SupportedProtocols: []string{"media_buy"},
+		Account:            a.accountCapabilities(),
+		MediaBuy:           a.mediaBuyCapabilities(pf),
+		Creative:           creativeCapabilities{HasCreativeLibrary: false},
+		Ext:                capabilitiesExt{vocabularyExt{DeclineVocabulary: VocabularyMeta()}},
 	}
 	if strings.HasPrefix(base, "https://") {
 		// The trust root for the publisher's signing keys. The schema
 		// admits only an https URL, so a storefront reached over plain
 		// http (a local one) names none; its brand.json is still served.
-		doc = append(doc, kv{"identity", map[string]any{"brand_json_url": base + BrandPath}})
+		doc.Identity = &identity{BrandJSONURL: base + BrandPath}
 	}
 	if a.WebhooksSigned {
-		doc = append(doc, kv{"webhook_signing", map[string]any{
-			"supported":            true,
-			"profile":              signing.Tag,
-			"algorithms":           []string{signing.Algorithm},
-			"legacy_hmac_fallback": true,
+		doc.WebhookSigning = &webhookSigning{
+			Supported:          true,
+			Profile:            signing.Tag,
+			Algorithms:         []string{signing.Algorithm},
+			LegacyHMACFallback: true,
 			// The sender gives up within minutes (webhook.New); the
 			// profile's floor is a day, and this is a maximum.
-			"delivery_retry_horizon_seconds": 86400,
-		}})
+			DeliveryRetryHorizonSeconds: 86400,
+		}
 	}
 	if a.Controller != nil {
-		doc = append(doc, kv{"compliance_testing", map[string]any{"scenarios": compliance.Declared(env.Version)}})
+		doc.ComplianceTesting = &complianceTesting{Scenarios: compliance.Declared(env.Version)}
 	}
-	if env.Context != nil {
-		doc = append(doc, kv{"context", env.Context})
-	}
-	return writeObject(doc)
+	return verbatim.Marshal(doc, verbatim.Member{Key: "context", Value: env.Context})
 }
 
 func publisherDomains(snap *products.Snapshot) []string {
@@ -232,37 +306,4 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-type kv struct {
-	k string
-	v any
-}
-
-// writeObject encodes fields in order.
-func writeObject(fields []kv) []byte {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, f := range fields {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(f.k)
-		b.Write(k)
-		b.WriteByte(':')
-		if raw, ok := f.v.(json.RawMessage); ok && json.Valid(raw) {
-			// Raw members (the buyer's context, a task's result) go out as
-			// they came: json.Marshal would escape &, < and > and drop the
-			// spacing, and a result must be returned byte for byte.
-			b.Write(raw)
-			continue
-		}
-		v, err := json.Marshal(f.v)
-		if err != nil {
-			v = []byte("null")
-		}
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes()
 }

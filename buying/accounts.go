@@ -12,6 +12,7 @@ import (
 	"github.com/storefront/storefront/mediabuy"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/store"
 )
 
@@ -75,7 +76,7 @@ func (s *Service) SyncAccounts(ctx context.Context, c Call) Result {
 	}
 	var errs []outcome.Error
 	bad := func(code adcp.Code, field, msg string) {
-		errs = append(errs, errorOf(baseScreen, code, field, msg, nil))
+		errs = append(errs, errorOf(sanitize.Vendor(), code, field, msg, nil))
 	}
 	switch {
 	case decodeErr != nil:
@@ -95,7 +96,7 @@ func (s *Service) SyncAccounts(ctx context.Context, c Call) Result {
 		return a.fail(ctx, false, errs[0], errs[1:]...)
 	}
 	if c.Principal.Anonymous() {
-		return a.fail(ctx, false, errorOf(baseScreen, adcp.AuthMissing, "", "this task needs credentials: send an Authorization: Bearer header", nil))
+		return a.fail(ctx, false, errorOf(sanitize.Vendor(), adcp.AuthMissing, "", "this task needs credentials: send an Authorization: Bearer header", nil))
 	}
 	out := struct {
 		Status      string          `json:"status"`
@@ -139,7 +140,7 @@ func (e entryError) Error() string { return "sync_accounts entry: " + string(e.e
 // failure, not the request's; only an outage is an error.
 func (s *Service) syncOne(ctx context.Context, c Call, path string, entry map[string]json.RawMessage, dryRun bool) (AccountWire, error) {
 	failedWith := func(code adcp.Code, field, msg string, details *outcome.Details) (AccountWire, error) {
-		e := errorOf(baseScreen, code, path+"."+field, msg, details)
+		e := errorOf(sanitize.Vendor(), code, path+"."+field, msg, details)
 		aw := AccountWire{Action: "failed", Status: "rejected", Errors: []outcome.Error{e}}
 		// An entry's result names its brand and operator; a settings
 		// update names them inside its account reference.
@@ -297,16 +298,16 @@ func (s *Service) ListAccounts(ctx context.Context, c Call) Result {
 		return a.fail(ctx, false, *verr)
 	}
 	if decodeErr != nil {
-		return a.fail(ctx, false, errorOf(baseScreen, adcp.InvalidRequest, "", "the request is not a valid list_accounts request", nil))
+		return a.fail(ctx, false, errorOf(sanitize.Vendor(), adcp.InvalidRequest, "", "the request is not a valid list_accounts request", nil))
 	}
 	if c.Principal.Anonymous() {
-		return a.fail(ctx, false, errorOf(baseScreen, adcp.AuthMissing, "", "this task needs credentials: send an Authorization: Bearer header", nil))
+		return a.fail(ctx, false, errorOf(sanitize.Vendor(), adcp.AuthMissing, "", "this task needs credentials: send an Authorization: Bearer header", nil))
 	}
 	var candidates []store.Account
 	if len(w.Account) > 0 && string(w.Account) != "null" {
 		req, err := products.DecodeRequest([]byte(`{"account":` + string(w.Account) + `}`))
 		if err != nil || req.Account == nil {
-			return a.fail(ctx, false, errorOf(baseScreen, adcp.InvalidRequest, "account", "account must be an account reference", nil))
+			return a.fail(ctx, false, errorOf(sanitize.Vendor(), adcp.InvalidRequest, "account", "account must be an account reference", nil))
 		}
 		acct, e := a.account(ctx, req.Account, true)
 		if e != nil {
@@ -344,7 +345,7 @@ func (s *Service) ListAccounts(ctx context.Context, c Call) Result {
 		cursor = w.Pagination.Cursor
 	}
 	if size < 1 || size > mediabuy.MaxPageSize {
-		return a.fail(ctx, false, errorOf(baseScreen, adcp.ValidationError, "pagination.max_results",
+		return a.fail(ctx, false, errorOf(sanitize.Vendor(), adcp.ValidationError, "pagination.max_results",
 			fmt.Sprintf("max_results is 1 to %d", mediabuy.MaxPageSize), nil))
 	}
 	slices.SortFunc(candidates, func(x, y store.Account) int { return strings.Compare(x.ID, y.ID) })
@@ -361,7 +362,7 @@ func (s *Service) ListAccounts(ctx context.Context, c Call) Result {
 	}
 	offset, ok := cursorOffset("ac:", cursor, len(match))
 	if !ok {
-		return a.fail(ctx, false, errorOf(baseScreen, adcp.InvalidRequest, "pagination.cursor", "the cursor is not one this seller issued for this query", nil))
+		return a.fail(ctx, false, errorOf(sanitize.Vendor(), adcp.InvalidRequest, "pagination.cursor", "the cursor is not one this seller issued for this query", nil))
 	}
 	end := min(offset+size, len(match))
 	out.Accounts = append(out.Accounts, match[offset:end]...)

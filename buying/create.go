@@ -171,7 +171,7 @@ func (s *Service) Create(ctx context.Context, c Call) Result {
 	if r != nil {
 		// The refusal quotes the buyer's own ids: screened like the
 		// buyer's words, or its wording would tell which are secrets.
-		return a.fail(ctx, true, refusal(baseScreen, r))
+		return a.fail(ctx, true, refusal(sanitize.Vendor(), r))
 	}
 	b := mediabuy.Buy{
 		ID: BuyScope(acct, c.Principal).Stored(newID("mb_")), Account: acct.Key, Principal: c.Principal.ID, Sandbox: acct.Sandbox || c.Principal.Sandbox,
@@ -181,7 +181,7 @@ func (s *Service) Create(ctx context.Context, c Call) Result {
 		Revision: 1, ConfirmedAt: now, CreatedAt: now, UpdatedAt: now, Context: req.Context,
 	}
 	if t := req.TotalBudget; t != nil && (t.Currency != currency || mediabuy.Round(t.Amount) != b.TotalBudget()) {
-		return a.fail(ctx, true, errorOf(baseScreen, adcp.ValidationError, "total_budget",
+		return a.fail(ctx, true, errorOf(sanitize.Vendor(), adcp.ValidationError, "total_budget",
 			fmt.Sprintf("total_budget must equal the sum of the package budgets, %v %s", b.TotalBudget(), currency), nil))
 	}
 	for i := range b.Packages {
@@ -214,7 +214,7 @@ func (s *Service) Create(ctx context.Context, c Call) Result {
 	case directive != nil && directive.Arm == "submitted":
 		return s.submitForced(ctx, a, req, acct, snap, directive)
 	case directive != nil:
-		return a.fail(ctx, false, errorOf(baseScreen, adcp.ServiceUnavailable, "", "the forced arm is not one create_media_buy has", nil))
+		return a.fail(ctx, false, errorOf(sanitize.Vendor(), adcp.ServiceUnavailable, "", "the forced arm is not one create_media_buy has", nil))
 	case len(v.Review) > 0:
 		return s.submitOrder(ctx, a, req, acct, snap, b, v)
 	}
@@ -253,7 +253,7 @@ func (s *Service) accountActive(ctx context.Context, publisher string, acct prod
 		if code == "" {
 			code = adcp.AccountNotFound // rejected or closed
 		}
-		e := errorOf(baseScreen, code, "account", "the account is "+strings.ReplaceAll(t.Status, "_", " ")+" and cannot buy", nil)
+		e := errorOf(sanitize.Vendor(), code, "account", "the account is "+strings.ReplaceAll(t.Status, "_", " ")+" and cannot buy", nil)
 		return &e
 	}
 	return nil
@@ -266,7 +266,7 @@ func (s *Service) webhook(push *products.PushConfig, taskID string) (*store.Webh
 	}
 	if s.WebhookAllowed != nil {
 		if err := s.WebhookAllowed(push.URL); err != nil {
-			e := errorOf(baseScreen, adcp.InvalidRequest, "push_notification_config.url", err.Error(), nil)
+			e := errorOf(sanitize.Vendor(), adcp.InvalidRequest, "push_notification_config.url", err.Error(), nil)
 			return nil, &e
 		}
 	}
@@ -326,7 +326,7 @@ func (s *Service) submitForced(ctx context.Context, a *answer, req *mediabuy.Cre
 	var msg sanitize.Text
 	if d.Message != "" {
 		// The controller caller's own words (see products.Service).
-		msg, _ = baseScreen.Line(d.Message, 2000)
+		msg, _ = sanitize.Vendor().Line(d.Message, 2000)
 	}
 	payload, err := outcome.NewSubmitted(a.env, d.TaskID, msg).Encode()
 	if err != nil {
@@ -336,7 +336,7 @@ func (s *Service) submitForced(ctx context.Context, a *answer, req *mediabuy.Cre
 		Type: TaskCreate, Status: "submitted", Message: msg.String(), Request: a.kept, Webhook: hook}
 	switch err := s.Store.CreateTask(ctx, a.c.Publisher, task); {
 	case errors.Is(err, store.ErrExists):
-		return a.fail(ctx, true, errorOf(baseScreen, adcp.InvalidRequest, "", "a task with the forced task_id already exists for this account", nil))
+		return a.fail(ctx, true, errorOf(sanitize.Vendor(), adcp.InvalidRequest, "", "a task with the forced task_id already exists for this account", nil))
 	case err != nil:
 		return a.fail(ctx, false, unavailable)
 	}

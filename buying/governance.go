@@ -78,13 +78,13 @@ func (s *Service) SyncGovernance(ctx context.Context, c Call) Result {
 	var errs []outcome.Error
 	switch {
 	case decodeErr != nil:
-		errs = append(errs, errorOf(baseScreen, adcp.InvalidRequest, "", "the request must be a JSON object with an accounts array", nil))
+		errs = append(errs, errorOf(sanitize.Vendor(), adcp.InvalidRequest, "", "the request must be a JSON object with an accounts array", nil))
 	case w.IdempotencyKey == "":
-		errs = append(errs, errorOf(baseScreen, adcp.InvalidRequest, "idempotency_key", "idempotency_key is required on this task: send a fresh UUID for each request", nil))
+		errs = append(errs, errorOf(sanitize.Vendor(), adcp.InvalidRequest, "idempotency_key", "idempotency_key is required on this task: send a fresh UUID for each request", nil))
 	case len(w.Accounts) == 0:
-		errs = append(errs, errorOf(baseScreen, adcp.InvalidRequest, "accounts", "accounts must list at least one account", nil))
+		errs = append(errs, errorOf(sanitize.Vendor(), adcp.InvalidRequest, "accounts", "accounts must list at least one account", nil))
 	case len(w.Accounts) > MaxAccounts:
-		errs = append(errs, errorOf(baseScreen, adcp.InvalidRequest, "accounts", fmt.Sprintf("at most %d accounts per request", MaxAccounts), nil))
+		errs = append(errs, errorOf(sanitize.Vendor(), adcp.InvalidRequest, "accounts", fmt.Sprintf("at most %d accounts per request", MaxAccounts), nil))
 	default:
 		for i, entry := range w.Accounts {
 			r, e := s.registrationOf(fmt.Sprintf("accounts[%d]", i), entry)
@@ -99,7 +99,7 @@ func (s *Service) SyncGovernance(ctx context.Context, c Call) Result {
 		return a.fail(ctx, false, errs[0], errs[1:]...)
 	}
 	if c.Principal.Anonymous() {
-		return a.fail(ctx, false, errorOf(baseScreen, adcp.AuthMissing, "", "this task needs credentials: send an Authorization: Bearer header", nil))
+		return a.fail(ctx, false, errorOf(sanitize.Vendor(), adcp.AuthMissing, "", "this task needs credentials: send an Authorization: Bearer header", nil))
 	}
 
 	now := s.now()
@@ -112,7 +112,7 @@ func (s *Service) SyncGovernance(ctx context.Context, c Call) Result {
 		switch {
 		case errors.Is(err, products.ErrAccountNotFound):
 			out[i].Status = "failed"
-			out[i].Errors = []outcome.Error{errorOf(baseScreen, adcp.AccountNotFound, fmt.Sprintf("accounts[%d].account", i),
+			out[i].Errors = []outcome.Error{errorOf(sanitize.Vendor(), adcp.AccountNotFound, fmt.Sprintf("accounts[%d].account", i),
 				"the account does not exist or is not accessible to these credentials", nil)}
 			continue
 		case err != nil:
@@ -120,7 +120,7 @@ func (s *Service) SyncGovernance(ctx context.Context, c Call) Result {
 			return a.fail(ctx, false, unavailable)
 		}
 		if first, dup := seen[acct.Key]; dup {
-			return a.fail(ctx, false, errorOf(baseScreen, adcp.ValidationError, fmt.Sprintf("accounts[%d].account", i),
+			return a.fail(ctx, false, errorOf(sanitize.Vendor(), adcp.ValidationError, fmt.Sprintf("accounts[%d].account", i),
 				fmt.Sprintf("the account is also accounts[%d]: an account binds exactly one governance agent", first), nil))
 		}
 		seen[acct.Key] = i
@@ -158,7 +158,7 @@ func (s *Service) SyncGovernance(ctx context.Context, c Call) Result {
 // may call, with Bearer credentials of 32 characters or more.
 func (s *Service) registrationOf(path string, entry map[string]json.RawMessage) (registration, *outcome.Error) {
 	bad := func(code adcp.Code, field, msg string) (registration, *outcome.Error) {
-		e := errorOf(baseScreen, code, path+field, msg, nil)
+		e := errorOf(sanitize.Vendor(), code, path+field, msg, nil)
 		return registration{}, &e
 	}
 	for k := range entry {
@@ -242,7 +242,7 @@ func (s *Service) governed(ctx context.Context, a *answer, snap *products.Snapsh
 		return &unavailable
 	}
 	if req.GovernanceContext == "" {
-		e := errorOf(baseScreen, adcp.PermissionDenied, "governance_context",
+		e := errorOf(sanitize.Vendor(), adcp.PermissionDenied, "governance_context",
 			"this account has a governance agent: send the governance_context its approval of this buy issued", nil)
 		return &e
 	}
@@ -255,7 +255,7 @@ func (s *Service) governed(ctx context.Context, a *answer, snap *products.Snapsh
 	v, err := s.Governance.Check(ctx, governance.Agent{URL: reg.URL, Scheme: reg.Scheme, Credentials: reg.Credentials}, check)
 	if err != nil {
 		s.log().Warn("governance check gave no decision: refusing the buy", "publisher", a.c.Publisher, "account", b.Account, "err", err)
-		e := errorOf(baseScreen, adcp.GovernanceUnavailable, "",
+		e := errorOf(sanitize.Vendor(), adcp.GovernanceUnavailable, "",
 			"the account's governance agent gave no decision on this buy, so it was not made: retry later", nil)
 		return &e
 	}

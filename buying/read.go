@@ -11,6 +11,7 @@ import (
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/mediabuy"
 	"github.com/storefront/storefront/outcome"
+	"github.com/storefront/storefront/sanitize"
 )
 
 // getWire is get_media_buys' answer.
@@ -54,7 +55,7 @@ func (s *Service) Get(ctx context.Context, c Call) Result {
 	}
 	offset, ok := cursorOffset("mb:", req.Cursor, len(match))
 	if !ok {
-		return a.fail(ctx, false, errorOf(baseScreen, adcp.InvalidRequest, "pagination.cursor", "the cursor is not one this seller issued for this query", nil))
+		return a.fail(ctx, false, errorOf(sanitize.Vendor(), adcp.InvalidRequest, "pagination.cursor", "the cursor is not one this seller issued for this query", nil))
 	}
 	end := min(offset+req.MaxResults, len(match))
 	w := getWire{Status: "completed", AdcpVersion: a.env.Version.String(), MediaBuys: []mediabuy.MediaBuyWire{},
@@ -135,12 +136,12 @@ func (s *Service) Delivery(ctx context.Context, c Call) Result {
 		}
 	}
 	if len(req.Query.IDs) > 0 && len(match) == 0 {
-		return a.fail(ctx, false, errorOf(baseScreen, adcp.MediaBuyNotFound, "media_buy_ids", "none of the media buys asked for exists for this account", nil))
+		return a.fail(ctx, false, errorOf(sanitize.Vendor(), adcp.MediaBuyNotFound, "media_buy_ids", "none of the media buys asked for exists for this account", nil))
 	}
 	currency := ""
 	for _, b := range match {
 		if currency != "" && b.Currency != currency {
-			return a.fail(ctx, false, errorOf(baseScreen, adcp.ValidationError, "media_buy_ids",
+			return a.fail(ctx, false, errorOf(sanitize.Vendor(), adcp.ValidationError, "media_buy_ids",
 				"these media buys are in more than one currency: ask for each currency's buys separately", nil))
 		}
 		currency = b.Currency

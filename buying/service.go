@@ -116,9 +116,6 @@ func (s *Service) timezone() string {
 	return DefaultTimezone
 }
 
-// baseScreen screens text made before a publisher's snapshot is loaded.
-var baseScreen = sanitize.New(sanitize.NewDenyList(sanitize.VendorTerms(), nil))
-
 // newID is a fresh, unguessable id with a prefix.
 func newID(prefix string) string {
 	b := make([]byte, 8)
@@ -163,7 +160,7 @@ func (s *Service) begin(c Call, task string, envelope mediabuy.Envelope) (*answe
 		return a, e
 	}
 	if ps := products.TextProblems(c.Args, true); len(ps) > 0 {
-		e := errorOf(baseScreen, ps[0].Code, ps[0].Path, ps[0].Detail, nil)
+		e := errorOf(sanitize.Vendor(), ps[0].Code, ps[0].Path, ps[0].Detail, nil)
 		return a, &e
 	}
 	return a, nil
@@ -178,7 +175,7 @@ func (a *answer) negotiated(envelope mediabuy.Envelope) *outcome.Error {
 		if errors.As(err, &ne) {
 			field = ne.Field
 		}
-		e := errorOf(baseScreen, adcp.VersionUnsupported, field, err.Error(), outcome.VersionDetails())
+		e := errorOf(sanitize.Vendor(), adcp.VersionUnsupported, field, err.Error(), outcome.VersionDetails())
 		return &e
 	}
 	a.env.Version = v
@@ -212,11 +209,11 @@ func problems(err error) []outcome.Error {
 	if errors.As(err, &re) && len(re.Problems) > 0 {
 		out := make([]outcome.Error, 0, len(re.Problems))
 		for _, p := range re.Problems {
-			out = append(out, errorOf(baseScreen, p.Code, p.Path, p.Detail, nil))
+			out = append(out, errorOf(sanitize.Vendor(), p.Code, p.Path, p.Detail, nil))
 		}
 		return out
 	}
-	return []outcome.Error{errorOf(baseScreen, adcp.InvalidRequest, "", "the request could not be read", nil)}
+	return []outcome.Error{errorOf(sanitize.Vendor(), adcp.InvalidRequest, "", "the request could not be read", nil)}
 }
 
 // refusal turns a domain refusal into an error.
@@ -273,12 +270,12 @@ func (a *answer) record(ctx context.Context, arm string, payload []byte) error {
 func (a *answer) account(ctx context.Context, ref *products.AccountRef, required bool) (products.Account, *outcome.Error) {
 	p := a.c.Principal
 	if p.Anonymous() {
-		e := errorOf(baseScreen, adcp.AuthMissing, "", "this task needs credentials: send an Authorization: Bearer header", nil)
+		e := errorOf(sanitize.Vendor(), adcp.AuthMissing, "", "this task needs credentials: send an Authorization: Bearer header", nil)
 		return products.Account{}, &e
 	}
 	if ref == nil {
 		if required {
-			e := errorOf(baseScreen, adcp.InvalidRequest, "account", "account is required", nil)
+			e := errorOf(sanitize.Vendor(), adcp.InvalidRequest, "account", "account is required", nil)
 			return products.Account{}, &e
 		}
 		return products.Account{Sandbox: p.Sandbox, Disclosure: vocab.Exact}, nil
@@ -286,7 +283,7 @@ func (a *answer) account(ctx context.Context, ref *products.AccountRef, required
 	acct, err := a.s.Accounts.Resolve(ctx, a.c.Publisher, p, ref)
 	switch {
 	case errors.Is(err, products.ErrAccountNotFound):
-		e := errorOf(baseScreen, adcp.AccountNotFound, "account", "the account could not be resolved for these credentials", nil)
+		e := errorOf(sanitize.Vendor(), adcp.AccountNotFound, "account", "the account could not be resolved for these credentials", nil)
 		return products.Account{}, &e
 	case err != nil:
 		a.s.log().Error("account lookup failed", "publisher", a.c.Publisher, "err", err)
@@ -331,7 +328,7 @@ func (a *answer) owned(ctx context.Context, id string, acct products.Account) (m
 	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		e := errorOf(baseScreen, adcp.MediaBuyNotFound, "media_buy_id", fmt.Sprintf("no media buy %s for this account", id), nil)
+		e := errorOf(sanitize.Vendor(), adcp.MediaBuyNotFound, "media_buy_id", fmt.Sprintf("no media buy %s for this account", id), nil)
 		return b, &e
 	case err != nil:
 		a.s.log().Error("reading a media buy failed", "err", err)

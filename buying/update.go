@@ -10,6 +10,7 @@ import (
 	"github.com/storefront/storefront/mediabuy"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/store"
 )
 
@@ -38,7 +39,7 @@ func (s *Service) Update(ctx context.Context, c Call) Result {
 	prev := b.Revision
 	ch, r := mediabuy.Apply(&b, req, now, c.Principal.ID)
 	if r != nil {
-		return a.fail(ctx, true, refusal(baseScreen, r))
+		return a.fail(ctx, true, refusal(sanitize.Vendor(), r))
 	}
 	if len(ch.Rejudge) > 0 {
 		snap, e := a.snapshot(ctx, acct)
@@ -72,7 +73,7 @@ func (s *Service) Update(ctx context.Context, c Call) Result {
 	}
 	switch err := s.Store.UpdateBuy(ctx, c.Publisher, b, prev, ch.Events); {
 	case errors.Is(err, store.ErrConflict):
-		return a.fail(ctx, true, errorOf(baseScreen, adcp.Conflict, "revision",
+		return a.fail(ctx, true, errorOf(sanitize.Vendor(), adcp.Conflict, "revision",
 			"the media buy changed while this update was applied: read it again and retry", nil))
 	case err != nil:
 		s.log().Error("storing a media buy update failed", "publisher", c.Publisher, "err", err)
@@ -122,7 +123,7 @@ func (s *Service) underSpend(ctx context.Context, publisher string, b *mediabuy.
 	d := mediabuy.Sum(b, rows, mediabuy.Period{})
 	for _, pd := range d.Packages {
 		if contains(affected, pd.Package.ID) && pd.Package.Live() && pd.Spend > pd.Package.Budget {
-			e := errorOf(baseScreen, adcp.ValidationError, "packages",
+			e := errorOf(sanitize.Vendor(), adcp.ValidationError, "packages",
 				fmt.Sprintf("package %s has already spent %v %s, more than the new budget", pd.Package.ID, pd.Spend, b.Currency), nil)
 			return &e
 		}

@@ -16,7 +16,7 @@ import (
 // sync_accounts would provision it, with the status and billing the fixture
 // gives. Seeding the same fixture again changes nothing; the same id with
 // another identity or other terms is INVALID_STATE.
-func (c *Controller) seedAccount(ctx context.Context, publisher string, p products.Principal, req *Request) ([]kv, *failure) {
+func (c *Controller) seedAccount(ctx context.Context, publisher string, p products.Principal, req *Request) (reply, *failure) {
 	var id string
 	if ok, f := param(req, "account_id", &id); f != nil {
 		return nil, f
@@ -81,7 +81,7 @@ func (c *Controller) seedAccount(ctx context.Context, publisher string, p produc
 	case prev.Billing != terms.Billing || prev.PaymentTerms != terms.PaymentTerms || prev.Status != terms.Status:
 		return nil, fail(InvalidState, "account %s was seeded with other terms", id)
 	}
-	return []kv{{"success", true}, {"message", "Sandbox account " + id + " is " + fx.Status + "."}}, nil
+	return &said{Success: true, Message: "Sandbox account " + id + " is " + fx.Status + "."}, nil
 }
 
 // fixtureID reports whether id is usable as a seeded resource id.

@@ -118,10 +118,10 @@ func (c *Controller) Handle(ctx context.Context, publisher string, p products.Pr
 			req.Params["arm"] = json.RawMessage(`"rejected"`)
 		}
 	}
-	var body []kv
+	var body reply
 	switch scenario {
 	case "list_scenarios":
-		body = []kv{{"success", true}, {"scenarios", Scenarios}}
+		body = &scenarioList{Success: true, Scenarios: Scenarios}
 	case "force_get_products_arm":
 		body, f = c.forceArm(ctx, publisher, p, account, req)
 	case "force_create_media_buy_arm":
@@ -154,7 +154,7 @@ func (c *Controller) Handle(ctx context.Context, publisher string, p products.Pr
 	if f != nil {
 		return c.errorReply(req, f)
 	}
-	return c.reply(req, "completed", body), false
+	return c.encode(req, "completed", body), false
 }
 
 // decode reads the request; the envelope is returned even when the rest
@@ -265,49 +265,131 @@ func (c *Controller) now() time.Time {
 	return clock.Read(c.Now)
 }
 
-type kv struct {
-	k string
-	v any
+// reply is a controller response: one of the structs below. Each embeds
+// head first and tail last, so that every response begins with status and
+// the version served and ends with the caller's context, echoed unchanged,
+// with its own members between them in the order they are declared.
+type reply interface {
+	setHead(status string, v adcp.Version)
+	setTail(ctx json.RawMessage)
 }
 
-// reply writes a controller response: status, the version served, the
-// body fields, and context echoed unchanged.
-func (c *Controller) reply(req *Request, status string, body []kv) []byte {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	fields := append([]kv{{"status", status}, {"adcp_version", req.Version.String()}}, body...)
-	if req.Context != nil {
-		fields = append(fields, kv{"context", req.Context})
-	}
-	for i, f := range fields {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(f.k)
-		v, err := json.Marshal(f.v)
-		if err != nil {
-			v = []byte("null")
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes()
+type head struct {
+	Status      string `json:"status"`
+	AdcpVersion string `json:"adcp_version"`
 }
 
-var baseScreen = sanitize.New(sanitize.NewDenyList(sanitize.VendorTerms(), nil))
+func (h *head) setHead(status string, v adcp.Version) { h.Status, h.AdcpVersion = status, v.String() }
+
+type tail struct {
+	Context json.RawMessage `json:"context,omitempty"`
+}
+
+func (t *tail) setTail(ctx json.RawMessage) { t.Context = ctx }
+
+// done is a scenario's success with nothing more to say.
+type done struct {
+	head
+	Success bool `json:"success"`
+	tail
+}
+
+// said is a scenario's success with a line for the caller.
+type said struct {
+	head
+	Success bool   `json:"success"`
+	Message string `json:"message"`
+	tail
+}
+
+// scenarioList answers list_scenarios.
+type scenarioList struct {
+	head
+	Success   bool     `json:"success"`
+	Scenarios []string `json:"scenarios"`
+	tail
+}
+
+// forcedArm answers a scenario that forces an arm: what the next call
+// will be answered with.
+type forcedArm struct {
+	head
+	Success bool   `json:"success"`
+	Forced  forced `json:"forced"`
+	// Message is the forced submitted arm's own, when it has one.
+	Message string `json:"message,omitempty"`
+	tail
+}
+
+// forced is the arm forced. Its members are in the order of their names,
+// as it was first written from a map.
+type forced struct {
+	Arm    string         `json:"arm"`
+	Reason *sanitize.Text `json:"reason,omitempty"`
+	// Suggestions is null, not absent, when every suggestion given was
+	// screened out.
+	Suggestions *[]sanitize.Text `json:"suggestions,omitempty"`
+	TaskID      string           `json:"task_id,omitempty"`
+}
+
+// transition answers a scenario that moves an entity from one state to
+// another.
+type transition struct {
+	head
+	Success       bool   `json:"success"`
+	PreviousState string `json:"previous_state"`
+	CurrentState  string `json:"current_state"`
+	tail
+}
+
+// simulation answers simulate_delivery and simulate_budget_spend.
+type simulation struct {
+	head
+	Success    bool     `json:"success"`
+	Simulated  delivery `json:"simulated"`
+	Cumulative delivery `json:"cumulative"`
+	tail
+}
+
+// failed is the controller's own error shape.
+type failed struct {
+	head
+	Success     bool          `json:"success"`
+	Error       string        `json:"error"`
+	ErrorDetail sanitize.Text `json:"error_detail"`
+	// CurrentState is the entity's state, for an INVALID_TRANSITION.
+	CurrentState string `json:"current_state,omitempty"`
+	tail
+}
+
+// encode writes a controller response: status, the version served, the
+// reply's own members, and context echoed unchanged.
+func (c *Controller) encode(req *Request, status string, r reply) []byte {
+	r.setHead(status, req.Version)
+	r.setTail(req.Context)
+	b, err := json.Marshal(r)
+	if err != nil {
+		// Only a context that is not JSON could fail; it came parsed.
+		c.log().Error("encoding a controller reply failed", "err", err)
+		r.setTail(nil)
+		b, _ = json.Marshal(r)
+	}
+	return b
+}
+
+func (c *Controller) log() *slog.Logger {
+	if c.Log != nil {
+		return c.Log
+	}
+	return slog.Default()
+}
 
 func (c *Controller) errorReply(req *Request, f *failure) ([]byte, bool) {
 	if req == nil {
 		req = &Request{Version: adcp.Default()}
 	}
-	detail := baseScreen.Prose(f.detail, sanitize.MaxMessage, sanitize.Internal)
-	body := []kv{{"success", false}, {"error", f.code}, {"error_detail", detail}}
-	if f.current != "" {
-		body = append(body, kv{"current_state", f.current})
-	}
-	return c.reply(req, "failed", body), true
+	detail := sanitize.Vendor().Prose(f.detail, sanitize.MaxMessage, sanitize.Internal)
+	return c.encode(req, "failed", &failed{Success: false, Error: f.code, ErrorDetail: detail, CurrentState: f.current}), true
 }
 
 func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }

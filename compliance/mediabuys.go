@@ -18,7 +18,7 @@ import (
 // forceCreateArm registers a one-shot create_media_buy directive for
 // (account, principal), in the create_media_buy slot: it can never be
 // consumed by a get_products, nor a get_products directive by a buy.
-func (c *Controller) forceCreateArm(ctx context.Context, publisher string, p products.Principal, account string, req *Request) ([]kv, *failure) {
+func (c *Controller) forceCreateArm(ctx context.Context, publisher string, p products.Principal, account string, req *Request) (reply, *failure) {
 	var arm string
 	if ok, f := param(req, "arm", &arm); f != nil {
 		return nil, f
@@ -46,11 +46,7 @@ func (c *Controller) forceCreateArm(ctx context.Context, publisher string, p pro
 		c.Log.Error("storing a directive failed", "err", err)
 		return nil, fail(InternalError, "the directive could not be stored")
 	}
-	out := []kv{{"success", true}, {"forced", map[string]any{"arm": arm, "task_id": d.TaskID}}}
-	if d.Message != "" {
-		out = append(out, kv{"message", d.Message})
-	}
-	return out, nil
+	return &forcedArm{Success: true, Forced: forced{Arm: arm, TaskID: d.TaskID}, Message: d.Message}, nil
 }
 
 // sandboxBuy finds a buy the sandbox caller may drive: its own, on a
@@ -97,7 +93,7 @@ func (c *Controller) buyScope(ctx context.Context, publisher string, p products.
 // buy's, allocated to its packages in proportion to their budgets, and
 // added to the day's simulated rows. Figures the storefront does not keep
 // are refused rather than dropped.
-func (c *Controller) simulateDelivery(ctx context.Context, publisher string, p products.Principal, req *Request) ([]kv, *failure) {
+func (c *Controller) simulateDelivery(ctx context.Context, publisher string, p products.Principal, req *Request) (reply, *failure) {
 	b, f := c.sandboxBuy(ctx, publisher, p, req)
 	if f != nil {
 		return nil, f
@@ -175,7 +171,7 @@ func (c *Controller) simulateDelivery(ctx context.Context, publisher string, p p
 // deliver adds m to the buy's simulated delivery on day, allocated to its
 // live packages by budget, and answers with what was added and the buy's
 // delivery to date.
-func (c *Controller) deliver(ctx context.Context, publisher string, b *mediabuy.Buy, m mediabuy.Metrics, day adcp.Date) ([]kv, *failure) {
+func (c *Controller) deliver(ctx context.Context, publisher string, b *mediabuy.Buy, m mediabuy.Metrics, day adcp.Date) (reply, *failure) {
 	now := c.now()
 	var rows []mediabuy.Row
 	for id, part := range mediabuy.Allocate(b, m) {
@@ -191,7 +187,7 @@ func (c *Controller) deliver(ctx context.Context, publisher string, b *mediabuy.
 	if f != nil {
 		return nil, f
 	}
-	return []kv{{"success", true}, {"simulated", simulated(m, b.Currency, day)}, {"cumulative", simulated(total, b.Currency, adcp.Date{})}}, nil
+	return &simulation{Success: true, Simulated: simulated(m, b.Currency, day), Cumulative: simulated(total, b.Currency, adcp.Date{})}, nil
 }
 
 // delivered is the buy's delivery to date.
@@ -207,7 +203,7 @@ func (c *Controller) delivered(ctx context.Context, publisher string, b *mediabu
 // simulated delivery today of the spend still missing, with the
 // impressions that spend buys at the packages' CPM rates. Account-level
 // budgets are not modelled, so the scenario takes a media buy only.
-func (c *Controller) simulateBudgetSpend(ctx context.Context, publisher string, p products.Principal, req *Request) ([]kv, *failure) {
+func (c *Controller) simulateBudgetSpend(ctx context.Context, publisher string, p products.Principal, req *Request) (reply, *failure) {
 	if raw, ok := req.Params["account_id"]; ok && !isNull(raw) {
 		return nil, fail(InvalidParams, "params.account_id: this seller keeps budgets per media buy, not per account; name params.media_buy_id")
 	}
@@ -255,7 +251,7 @@ func impressionsFor(b *mediabuy.Buy, spend float64) int64 {
 // systems would (trafficking going live, a flight ending, a rejection):
 // forward along the lifecycle and between active and paused, never out of
 // a terminal status (INVALID_TRANSITION, with the current status).
-func (c *Controller) forceMediaBuyStatus(ctx context.Context, publisher string, p products.Principal, req *Request) ([]kv, *failure) {
+func (c *Controller) forceMediaBuyStatus(ctx context.Context, publisher string, p products.Principal, req *Request) (reply, *failure) {
 	var name string
 	if ok, f := param(req, "status", &name); f != nil {
 		return nil, f
@@ -286,20 +282,33 @@ func (c *Controller) forceMediaBuyStatus(ctx context.Context, publisher string, 
 			return nil, fail(InternalError, "the media buy could not be updated")
 		}
 	}
-	return []kv{{"success", true}, {"previous_state", string(from)}, {"current_state", string(to)}}, nil
+	return &transition{Success: true, PreviousState: string(from), CurrentState: string(to)}, nil
 }
 
-func simulated(m mediabuy.Metrics, currency string, day adcp.Date) map[string]any {
-	out := map[string]any{"impressions": m.Impressions, "clicks": m.Clicks,
-		"reported_spend": map[string]any{"amount": m.Spend, "currency": currency}}
+// delivery is simulated delivery as a controller reply reports it. Its
+// members are in the order of their names, as it was first written from a
+// map.
+type delivery struct {
+	Clicks        int64                 `json:"clicks"`
+	Conversions   *float64              `json:"conversions,omitempty"`
+	DeliveryDate  string                `json:"delivery_date,omitempty"`
+	Impressions   int64                 `json:"impressions"`
+	ReportedSpend spend                 `json:"reported_spend"`
+	Viewability   *mediabuy.Viewability `json:"viewability,omitempty"`
+}
+
+type spend struct {
+	Amount   float64 `json:"amount"`
+	Currency string  `json:"currency"`
+}
+
+func simulated(m mediabuy.Metrics, currency string, day adcp.Date) delivery {
+	out := delivery{Impressions: m.Impressions, Clicks: m.Clicks, ReportedSpend: spend{Amount: m.Spend, Currency: currency}, Viewability: m.Viewability}
 	if m.Conversions > 0 {
-		out["conversions"] = m.Conversions
-	}
-	if m.Viewability != nil {
-		out["viewability"] = m.Viewability
+		out.Conversions = &m.Conversions
 	}
 	if !day.IsZero() {
-		out["delivery_date"] = day.String()
+		out.DeliveryDate = day.String()
 	}
 	return out
 }
@@ -309,7 +318,7 @@ func simulated(m mediabuy.Metrics, currency string, day adcp.Date) map[string]an
 // creative id can fill, so an approved creative needs nothing stored to be
 // assignable. A fixture in any other state describes a review the seller
 // does not model, and is refused.
-func (c *Controller) seedCreative(req *Request) ([]kv, *failure) {
+func (c *Controller) seedCreative(req *Request) (reply, *failure) {
 	var id string
 	if ok, f := param(req, "creative_id", &id); f != nil {
 		return nil, f
@@ -329,13 +338,13 @@ func (c *Controller) seedCreative(req *Request) ([]kv, *failure) {
 	if fx.FormatKind != "" && !adcp.IsFormatKind(fx.FormatKind) {
 		return nil, fail(InvalidParams, "params.fixture.format_kind %q is not a canonical format kind", fx.FormatKind)
 	}
-	return []kv{{"success", true}, {"message", "Creative " + id + " can be assigned by reference; this seller keeps no creative library."}}, nil
+	return &said{Success: true, Message: "Creative " + id + " can be assigned by reference; this seller keeps no creative library."}, nil
 }
 
 // seedMediaBuy stores a media buy fixture for the sandbox caller, built as
 // create_media_buy would build it from the seeded catalogue. The fixture's
 // status must be the one its facts give (flight, creatives, hold).
-func (c *Controller) seedMediaBuy(ctx context.Context, publisher string, p products.Principal, req *Request) ([]kv, *failure) {
+func (c *Controller) seedMediaBuy(ctx context.Context, publisher string, p products.Principal, req *Request) (reply, *failure) {
 	var id string
 	if ok, f := param(req, "media_buy_id", &id); f != nil {
 		return nil, f
@@ -472,7 +481,7 @@ func (c *Controller) seedMediaBuy(ctx context.Context, publisher string, p produ
 	if err != nil {
 		return nil, fail(InternalError, "the fixture could not be stored")
 	}
-	return []kv{{"success", true}, {"message", fmt.Sprintf("Media buy %s seeded (%s).", public, status)}}, nil
+	return &said{Success: true, Message: fmt.Sprintf("Media buy %s seeded (%s).", public, status)}, nil
 }
 
 // fixtureAccount resolves a fixture's account for the sandbox caller.
@@ -498,7 +507,7 @@ var accountStatuses = []string{"active", "pending_approval", "rejected", "paymen
 // forceAccountStatus moves a sandbox account to a status, as a seller's
 // credit desk or billing would: create_media_buy is refused on an account
 // that is not active, and list_accounts reports the status.
-func (c *Controller) forceAccountStatus(ctx context.Context, publisher string, p products.Principal, req *Request) ([]kv, *failure) {
+func (c *Controller) forceAccountStatus(ctx context.Context, publisher string, p products.Principal, req *Request) (reply, *failure) {
 	var id, status string
 	if ok, f := param(req, "account_id", &id); f != nil {
 		return nil, f
@@ -533,7 +542,7 @@ func (c *Controller) forceAccountStatus(ctx context.Context, publisher string, p
 	if err := c.Store.PutAccountTerms(ctx, publisher, t); err != nil {
 		return nil, fail(InternalError, "the account could not be updated")
 	}
-	return []kv{{"success", true}, {"previous_state", previous}, {"current_state", status}}, nil
+	return &transition{Success: true, PreviousState: previous, CurrentState: status}, nil
 }
 
 // fixtureFlight is a flight that gives a fixture without dates the status

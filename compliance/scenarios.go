@@ -36,7 +36,7 @@ func forbidden(req *Request, arm string, names ...string) *failure {
 
 // forceArm registers a one-shot directive for (account, principal). A
 // second directive replaces the first.
-func (c *Controller) forceArm(ctx context.Context, publisher string, p products.Principal, account string, req *Request) ([]kv, *failure) {
+func (c *Controller) forceArm(ctx context.Context, publisher string, p products.Principal, account string, req *Request) (reply, *failure) {
 	var arm string
 	if ok, f := param(req, "arm", &arm); f != nil {
 		return nil, f
@@ -44,7 +44,7 @@ func (c *Controller) forceArm(ctx context.Context, publisher string, p products.
 		return nil, fail(InvalidParams, "params.arm is required (rejected or submitted)")
 	}
 	d := products.Directive{Arm: arm}
-	forced := map[string]any{"arm": arm}
+	echo := forced{Arm: arm}
 	switch arm {
 	case "rejected":
 		if f := forbidden(req, arm, "task_id", "message"); f != nil {
@@ -77,9 +77,11 @@ func (c *Controller) forceArm(ctx context.Context, publisher string, p products.
 		// markup and vendor names, as get_products serves them. They are
 		// never matched against the publisher's deny-list: the echo would
 		// confirm every secret the caller typed.
-		forced["reason"] = baseScreen.Prose(d.Reason, sanitize.MaxReason, sanitize.Declined)
+		reason := sanitize.Vendor().Prose(d.Reason, sanitize.MaxReason, sanitize.Declined)
+		echo.Reason = &reason
 		if len(d.Suggestions) > 0 {
-			forced["suggestions"] = baseScreen.Lines(d.Suggestions, sanitize.MaxSuggestion, sanitize.MaxSuggestions)
+			suggestions := sanitize.Vendor().Lines(d.Suggestions, sanitize.MaxSuggestion, sanitize.MaxSuggestions)
+			echo.Suggestions = &suggestions
 		}
 	case "submitted":
 		if f := forbidden(req, arm, "reason", "suggestions"); f != nil {
@@ -88,7 +90,7 @@ func (c *Controller) forceArm(ctx context.Context, publisher string, p products.
 		if f := submittedParams(req, &d); f != nil {
 			return nil, f
 		}
-		forced["task_id"] = d.TaskID
+		echo.TaskID = d.TaskID
 	case "input-required":
 		return nil, fail(InvalidParams, "arm input-required is not offered for get_products by this seller")
 	default:
@@ -103,11 +105,7 @@ func (c *Controller) forceArm(ctx context.Context, publisher string, p products.
 		c.Log.Error("storing a directive failed", "err", err)
 		return nil, fail(InternalError, "the directive could not be stored")
 	}
-	out := []kv{{"success", true}, {"forced", forced}}
-	if d.Message != "" {
-		out = append(out, kv{"message", d.Message})
-	}
-	return out, nil
+	return &forcedArm{Success: true, Forced: echo, Message: d.Message}, nil
 }
 
 // submittedParams reads a submitted arm's task_id and message.
@@ -130,7 +128,7 @@ func submittedParams(req *Request, d *products.Directive) *failure {
 // get_products: it is answered from the cached snapshot with a
 // STALE_RESPONSE advisory. Like every directive it is one-shot, so the
 // call after it sees a healthy upstream again.
-func (c *Controller) forceStale(ctx context.Context, publisher string, p products.Principal, account string, req *Request) ([]kv, *failure) {
+func (c *Controller) forceStale(ctx context.Context, publisher string, p products.Principal, account string, req *Request) (reply, *failure) {
 	var tool, upstream string
 	if ok, f := param(req, "tool", &tool); f != nil {
 		return nil, f
@@ -149,12 +147,12 @@ func (c *Controller) forceStale(ctx context.Context, publisher string, p product
 	if err := c.Store.SetDirective(ctx, publisher, account, p.ID, products.Directive{Arm: "stale"}); err != nil {
 		return nil, fail(InternalError, "the directive could not be stored")
 	}
-	return []kv{{"success", true}, {"message", "The next get_products is served from cache with a STALE_RESPONSE advisory."}}, nil
+	return &said{Success: true, Message: "The next get_products is served from cache with a STALE_RESPONSE advisory."}, nil
 }
 
 // completeTask moves a submitted task to its terminal state with the
 // given result and delivers the terminal webhook.
-func (c *Controller) completeTask(ctx context.Context, publisher string, p products.Principal, account string, req *Request) ([]kv, *failure) {
+func (c *Controller) completeTask(ctx context.Context, publisher string, p products.Principal, account string, req *Request) (reply, *failure) {
 	var id string
 	if ok, f := param(req, "task_id", &id); f != nil {
 		return nil, f
@@ -169,7 +167,7 @@ func (c *Controller) completeTask(ctx context.Context, publisher string, p produ
 	if len(raw) > maxResultBytes {
 		return nil, fail(InvalidParams, "params.result is larger than 256 KiB")
 	}
-	if baseScreen.Names(string(raw)) {
+	if sanitize.Vendor().Names(string(raw)) {
 		// The result is delivered verbatim, so it cannot be screened
 		// sentence by sentence; refuse it instead. It is the caller's own
 		// text, so only vendor names count: refusing it for naming a
@@ -204,7 +202,7 @@ func (c *Controller) completeTask(ctx context.Context, publisher string, p produ
 	if c.Webhooks != nil {
 		c.Webhooks.Deliver(ctx, publisher, t)
 	}
-	return []kv{{"success", true}, {"previous_state", previous}, {"current_state", status}}, nil
+	return &transition{Success: true, PreviousState: previous, CurrentState: status}, nil
 }
 
 // findTask finds the task to complete. A test-kit principal acts in one

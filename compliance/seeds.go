@@ -19,7 +19,7 @@ import (
 // Fixtures are partial: missing required fields get neutral defaults, a
 // legacy format_ids list becomes format_options, and the result must then
 // validate like any catalogue product.
-func (c *Controller) seedProduct(ctx context.Context, publisher string, p products.Principal, req *Request) ([]kv, *failure) {
+func (c *Controller) seedProduct(ctx context.Context, publisher string, p products.Principal, req *Request) (reply, *failure) {
 	var id string
 	if ok, f := param(req, "product_id", &id); f != nil {
 		return nil, f
@@ -52,11 +52,11 @@ func (c *Controller) seedProduct(ctx context.Context, publisher string, p produc
 	if _, err := c.Store.SeedProduct(ctx, publisher, p.ID, session(req), prod); err != nil {
 		return nil, fail(InternalError, "the fixture could not be stored")
 	}
-	return []kv{{"success", true}}, nil
+	return &done{Success: true}, nil
 }
 
 // seedPricingOption adds or replaces a pricing option on a seeded product.
-func (c *Controller) seedPricingOption(ctx context.Context, publisher string, p products.Principal, req *Request) ([]kv, *failure) {
+func (c *Controller) seedPricingOption(ctx context.Context, publisher string, p products.Principal, req *Request) (reply, *failure) {
 	var productID, optionID string
 	if ok, f := param(req, "product_id", &productID); f != nil {
 		return nil, f
@@ -107,7 +107,7 @@ func (c *Controller) seedPricingOption(ctx context.Context, publisher string, p 
 		if _, err := c.Store.SeedProduct(ctx, publisher, p.ID, session(req), prod); err != nil {
 			return nil, fail(InternalError, "the fixture could not be stored")
 		}
-		return []kv{{"success", true}}, nil
+		return &done{Success: true}, nil
 	}
 	return nil, fail(NotFound, "no seeded product %q: seed_product it first", productID)
 }

@@ -130,7 +130,9 @@ func writeAnswer(buf *bytes.Buffer, id json.RawMessage, reply agent.Reply) error
 	buf.WriteString(`{"jsonrpc":"2.0","id":`)
 	buf.Write(id)
 	buf.WriteString(`,"result":{`)
-	if len(reply.Meta) > 0 {
+	if !reply.Meta.IsZero() {
+		// Meta's members are declared in the order of their names, as
+		// the SDK writes the map Result makes of them.
 		meta, err := json.Marshal(reply.Meta)
 		if err != nil {
 			return err

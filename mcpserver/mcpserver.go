@@ -80,18 +80,27 @@ func Recover(a *agent.Agent) mcp.Middleware {
 	}
 }
 
-// Result builds the MCP tool result for a reply. The map for _meta is fresh
-// for every result: the SDK writes into it.
+// Result builds the MCP tool result for a reply.
 func Result(r agent.Reply) *mcp.CallToolResult {
-	res := &mcp.CallToolResult{
+	return &mcp.CallToolResult{
+		Meta:              meta(r.Meta),
 		Content:           []mcp.Content{&mcp.TextContent{Text: string(r.Payload)}},
 		StructuredContent: json.RawMessage(r.Payload),
 		IsError:           r.Failed,
 	}
-	if len(r.Meta) > 0 {
-		res.Meta = mcp.Meta(maps.Clone(r.Meta))
+}
+
+// meta is a reply's metadata as the result's _meta, nil when it carries
+// none. The map is fresh for every result: the SDK writes into it.
+func meta(m agent.Meta) mcp.Meta {
+	if m.IsZero() {
+		return nil
 	}
-	return res
+	out := mcp.Meta{}
+	if m.Decline != nil {
+		out[agent.DeclineKey] = *m.Decline
+	}
+	return out
 }
 
 // Handler returns the streamable HTTP handler, every refusal of which is a

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/internal/verbatim"
 	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/vocab"
 )
@@ -112,6 +113,8 @@ type rejectedBody struct{ RejectedBody }
 
 type failedBody struct {
 	errors []Error
+	// bare marks an answer built by NewBareFailed.
+	bare bool
 }
 
 type submittedBody struct {
@@ -148,6 +151,15 @@ func NewRejected(env Envelope, body RejectedBody) (Outcome, error) {
 // the one the envelope's adcp_error carries.
 func NewFailed(env Envelope, first Error, more ...Error) Outcome {
 	return Outcome{arm: Failed, env: env, failed: &failedBody{errors: append([]Error{first}, more...)}}
+}
+
+// NewBareFailed builds a failed answer whose one error carries only its
+// code and message, without the recovery an error otherwise derives from
+// its code, and whose context goes out as the request sent it, byte for
+// byte, as a replayed answer's does: the answer to an idempotency key
+// reused with another request, which is answered beside the key's replays.
+func NewBareFailed(env Envelope, code adcp.Code, message sanitize.Text) Outcome {
+	return Outcome{arm: Failed, env: env, failed: &failedBody{errors: []Error{{Code: code, Message: message}}, bare: true}}
 }
 
 // NewSubmitted builds a submitted answer for an asynchronous task.
@@ -290,6 +302,22 @@ type (
 	}
 )
 
+// bareFailedWire is the error arm NewBareFailed builds, but for its
+// context, which is appended verbatim.
+type bareFailedWire struct {
+	Status      string      `json:"status"`
+	AdcpVersion string      `json:"adcp_version"`
+	Errors      []bareError `json:"errors"`
+	AdcpError   bareError   `json:"adcp_error"`
+	Replayed    bool        `json:"replayed,omitempty"`
+}
+
+// bareError is an error of only code and message.
+type bareError struct {
+	Code    adcp.Code     `json:"code"`
+	Message sanitize.Text `json:"message"`
+}
+
 // Encode writes o as the flat AdCP object every transport carries. The
 // same outcome always encodes to the same bytes.
 func (o Outcome) Encode() ([]byte, error) {
@@ -336,6 +364,11 @@ func (o Outcome) Encode() ([]byte, error) {
 			Replayed: o.replayed, Context: o.env.Context,
 		})
 	case Failed:
+		if o.failed.bare {
+			e := bareError{Code: o.failed.errors[0].Code, Message: o.failed.errors[0].Message}
+			return verbatim.Marshal(bareFailedWire{Status: "failed", AdcpVersion: v, Errors: []bareError{e}, AdcpError: e, Replayed: o.replayed},
+				verbatim.Member{Key: "context", Value: o.env.Context})
+		}
 		return json.Marshal(FailedWire{
 			Status: "failed", AdcpVersion: v, Errors: o.failed.errors, AdcpError: o.failed.errors[0],
 			Replayed: o.replayed, Context: o.env.Context,

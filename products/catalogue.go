@@ -105,7 +105,7 @@ func NewSeededSnapshot(base *Snapshot, seeds []Product, version int64) *Snapshot
 		RulebookVersion:  base.RulebookVersion,
 		Rulebook:         base.Rulebook,
 		Rules:            base.Rules,
-		Catalogue:        newCatalogue(seeds, baseScreen, nil),
+		Catalogue:        newCatalogue(seeds, sanitize.Vendor(), nil),
 		Screen:           base.Screen,
 	}
 }

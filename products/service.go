@@ -258,10 +258,6 @@ func (s *Service) log() *slog.Logger {
 	return slog.Default()
 }
 
-// baseScreen screens text made before a publisher's snapshot is loaded:
-// errors about the request itself. It knows the vendor names only.
-var baseScreen = sanitize.New(sanitize.NewDenyList(sanitize.VendorTerms(), nil))
-
 // GetProducts answers one call. It always returns a result: failures are
 // the error arm, never a Go error and never products.
 func (s *Service) GetProducts(ctx context.Context, c Call) Result {
@@ -396,7 +392,7 @@ func (s *Service) negotiate(ctx context.Context, p *pass) bool {
 			field = ne.Field
 		}
 		p.trace = Trace{Error: err.Error()}
-		return p.end(s.fail(ctx, p, ErrorOf(baseScreen, adcp.VersionUnsupported, field, err.Error(), outcome.VersionDetails())))
+		return p.end(s.fail(ctx, p, ErrorOf(sanitize.Vendor(), adcp.VersionUnsupported, field, err.Error(), outcome.VersionDetails())))
 	}
 	p.env.Version, p.version = version, version
 	p.trace = Trace{Version: version.String()}
@@ -410,11 +406,11 @@ func (s *Service) admit(ctx context.Context, p *pass) bool {
 		return true
 	}
 	var re *RequestError
-	errs := []outcome.Error{ErrorOf(baseScreen, adcp.InvalidRequest, "", "the request could not be read", nil)}
+	errs := []outcome.Error{ErrorOf(sanitize.Vendor(), adcp.InvalidRequest, "", "the request could not be read", nil)}
 	if errors.As(p.decodeErr, &re) {
 		errs = errs[:0]
 		for _, f := range re.Problems {
-			errs = append(errs, ErrorOf(baseScreen, f.Code, f.Path, f.Detail, nil))
+			errs = append(errs, ErrorOf(sanitize.Vendor(), f.Code, f.Path, f.Detail, nil))
 		}
 	}
 	p.trace.Error = p.decodeErr.Error()
@@ -546,7 +542,7 @@ func (s *Service) forced(ctx context.Context, p *pass) Result {
 			p.trace.Error = failure.Message.String()
 			return s.fail(ctx, p, *failure)
 		}
-		return s.finish(ctx, p, outcome.NewSubmitted(p.env, directive.TaskID, screenOptional(baseScreen, directive.Message)))
+		return s.finish(ctx, p, outcome.NewSubmitted(p.env, directive.TaskID, screenOptional(sanitize.Vendor(), directive.Message)))
 	}
 	// A forced reason is the compliance caller's own words: cleaned of
 	// markup and vendor names, never matched against the deny-list,
@@ -557,7 +553,7 @@ func (s *Service) forced(ctx context.Context, p *pass) Result {
 		Voice:   p.snap.Rulebook.Voice,
 		Cap:     p.acct.Disclosure,
 		Forced:  &decline.Forced{Reason: directive.Reason, Suggestions: directive.Suggestions},
-	}, baseScreen)
+	}, sanitize.Vendor())
 	return s.finish(ctx, p, s.declined(p.env, p.version, composed))
 }
 
@@ -610,24 +606,24 @@ func (s *Service) submit(ctx context.Context, p *pass, d *Directive) (Submission
 	sub := Submission{TaskID: d.TaskID, Account: p.acct.Key, Principal: c.Principal.ID, Message: d.Message, Request: p.kept, Push: req.Push}
 	if req.Push != nil {
 		if req.Push.OperationID == "" {
-			e := ErrorOf(baseScreen, adcp.InvalidRequest, "push_notification_config.operation_id", "a task that registers a webhook needs push_notification_config.operation_id", nil)
+			e := ErrorOf(sanitize.Vendor(), adcp.InvalidRequest, "push_notification_config.operation_id", "a task that registers a webhook needs push_notification_config.operation_id", nil)
 			return sub, &e
 		}
 		if s.WebhookAllowed != nil {
 			if err := s.WebhookAllowed(req.Push.URL); err != nil {
-				e := ErrorOf(baseScreen, adcp.InvalidRequest, "push_notification_config.url", err.Error(), nil)
+				e := ErrorOf(sanitize.Vendor(), adcp.InvalidRequest, "push_notification_config.url", err.Error(), nil)
 				return sub, &e
 			}
 		}
 	}
 	if s.Tasks == nil {
-		e := ErrorOf(baseScreen, adcp.UnsupportedFeature, "", "this seller does not run asynchronous tasks", nil)
+		e := ErrorOf(sanitize.Vendor(), adcp.UnsupportedFeature, "", "this seller does not run asynchronous tasks", nil)
 		return sub, &e
 	}
 	err := s.Tasks.Submit(ctx, c.PublisherID, sub)
 	switch {
 	case errors.Is(err, ErrTaskExists):
-		e := ErrorOf(baseScreen, adcp.InvalidRequest, "", "a task with the forced task_id already exists for this account", nil)
+		e := ErrorOf(sanitize.Vendor(), adcp.InvalidRequest, "", "a task with the forced task_id already exists for this account", nil)
 		return sub, &e
 	case err != nil:
 		s.log().Error("recording a task failed", "publisher", c.PublisherID, "err", err)
@@ -808,7 +804,7 @@ func (s *Service) completed(env outcome.Envelope, req *Request, acct Account, sn
 		// public text matched: it is screened like the buyer's words,
 		// never with the deny-list, or whether it appears would tell the
 		// buyer which words it typed form a confidential phrase.
-		products = append(products, project(e, req.Fields, req.Filters.PricingCurrencies, relevance(m.c, e, m.terms), baseScreen, lines))
+		products = append(products, project(e, req.Fields, req.Filters.PricingCurrencies, relevance(m.c, e, m.terms), sanitize.Vendor(), lines))
 	}
 	scope := "public"
 	if req.Account != nil {
@@ -857,7 +853,7 @@ func refine(entries []RefineEntry, screen *sanitize.Screen) ([]outcome.Refinemen
 func unknownProposal(entries []RefineEntry) *outcome.Error {
 	for i, e := range entries {
 		if e.Scope == "proposal" && e.Action == "finalize" {
-			err := ErrorOf(baseScreen, adcp.ProposalNotFound, fmt.Sprintf("refine[%d].proposal_id", i), "proposal "+e.ProposalID+" was not issued by this seller", nil)
+			err := ErrorOf(sanitize.Vendor(), adcp.ProposalNotFound, fmt.Sprintf("refine[%d].proposal_id", i), "proposal "+e.ProposalID+" was not issued by this seller", nil)
 			return &err
 		}
 	}
@@ -887,23 +883,23 @@ func deref(s *string) string {
 func (s *Service) account(ctx context.Context, c Call, req *Request, snap *Snapshot) (Account, *outcome.Error) {
 	if req.Account == nil {
 		if c.Principal.Anonymous() && !snap.Publisher.AnonymousDiscovery {
-			e := ErrorOf(baseScreen, adcp.AuthMissing, "", "this seller requires credentials: send an Authorization: Bearer header", nil)
+			e := ErrorOf(sanitize.Vendor(), adcp.AuthMissing, "", "this seller requires credentials: send an Authorization: Bearer header", nil)
 			return Account{}, &e
 		}
 		return Account{Disclosure: vocab.Exact}, nil
 	}
 	if c.Principal.Anonymous() {
-		e := ErrorOf(baseScreen, adcp.AuthMissing, "account", "an account can only be used with credentials: send an Authorization: Bearer header", nil)
+		e := ErrorOf(sanitize.Vendor(), adcp.AuthMissing, "account", "an account can only be used with credentials: send an Authorization: Bearer header", nil)
 		return Account{}, &e
 	}
 	if s.Accounts == nil {
-		e := ErrorOf(baseScreen, adcp.AccountNotFound, "account", "the account could not be resolved", nil)
+		e := ErrorOf(sanitize.Vendor(), adcp.AccountNotFound, "account", "the account could not be resolved", nil)
 		return Account{}, &e
 	}
 	a, err := s.Accounts.Resolve(ctx, c.PublisherID, c.Principal, req.Account)
 	switch {
 	case errors.Is(err, ErrAccountNotFound):
-		e := ErrorOf(baseScreen, adcp.AccountNotFound, "account", "the account could not be resolved for these credentials", nil)
+		e := ErrorOf(sanitize.Vendor(), adcp.AccountNotFound, "account", "the account could not be resolved for these credentials", nil)
 		return Account{}, &e
 	case err != nil:
 		s.log().Error("account lookup failed", "publisher", c.PublisherID, "err", err)

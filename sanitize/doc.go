@@ -14,6 +14,11 @@
 // that, to a fixed line owned by this package. It fails closed: a string
 // that cannot be shown safely is not shown.
 //
+// A fixed line the storefront writes itself (an error message, a field
+// name) is made with [Const], which accepts only a string constant and
+// still screens it with the shared vendor screen, [Vendor]; a test checks
+// that every such constant passes that screen unchanged.
+//
 // This package must never import another storefront package; it sits at the
 // bottom of the pipeline so that nothing it does can depend on the data it
 // guards.

@@ -4,7 +4,8 @@ import "encoding/json"
 
 // Text is a buyer-visible string that has passed the screen. Its zero value
 // is the empty string. There is no exported way to build one from an
-// arbitrary string: use a [Screen] or one of the fixed lines below.
+// arbitrary string: use a [Screen], [Const] for a string constant, or one
+// of the fixed lines below.
 type Text struct{ s string }
 
 // String returns the screened text.

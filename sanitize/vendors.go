@@ -1,6 +1,9 @@
 package sanitize
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // vendors is the list Vendors returns.
 var vendors = []string{
@@ -35,3 +38,14 @@ func VendorTerms() []Term {
 	}
 	return out
 }
+
+// vendor is the vendor screen, built on first use.
+var vendor = sync.OnceValue(func() *Screen { return New(NewDenyList(VendorTerms(), nil)) })
+
+// Vendor returns the vendor screen: markup, characters and the vendor
+// names, and no publisher's terms. It screens what is written before a
+// publisher's snapshot is loaded, or for no publisher at all (a request's
+// envelope, a transport's refusal), and the compliance controller's echo of
+// the caller's own words, which must never be matched against a
+// publisher's deny-list. It is built once and shared.
+func Vendor() *Screen { return vendor() }

@@ -25,7 +25,7 @@ var layers = [][]string{
 	// text rules, the screen, hash chains, the clock, limits, panics.
 	{"adcp", "vocab", "field", "problem", "sanitize", "ledger", "audit", "metrics", "console/chart",
 		"internal/clock", "internal/cputime", "internal/jsonrpc", "internal/limit", "internal/origin",
-		"internal/recovery", "internal/requestid", "internal/requestschema", "store/keyring"},
+		"internal/recovery", "internal/requestid", "internal/requestschema", "internal/verbatim", "store/keyring"},
 	// The decisions: the rulebook and its evaluation, the decline composer,
 	// the closed set of answers. None knows another: what they share is
 	// the vocabulary below them.
