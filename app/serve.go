@@ -26,6 +26,7 @@ import (
 	"github.com/storefront/storefront/signing"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/store/pgstore"
+	"github.com/storefront/storefront/tokens"
 	"github.com/storefront/storefront/webhook"
 )
 
@@ -241,9 +242,9 @@ func (m *Main) demoToken(ctx context.Context, secret string, t store.Token) (str
 		err    error
 	)
 	if secret == "" {
-		secret, stored, err = store.MintToken(ctx, m.Store, t)
+		secret, stored, err = tokens.Mint(ctx, m.Store, t)
 	} else {
-		t.Prefix = store.TokenPrefix(secret)
+		t.Prefix = tokens.Prefix(secret)
 		stored, err = m.Store.CreateToken(ctx, store.TokenDigest(secret), t)
 	}
 	if errors.Is(err, store.ErrExists) {
@@ -264,7 +265,7 @@ func (m *Main) demoToken(ctx context.Context, secret string, t store.Token) (str
 		return "", "", err
 	}
 	err = m.record(ctx, audit.Record{Publisher: t.Publisher, Actor: audit.Serve, Action: audit.TokenCreate, Target: stored.ID,
-		Detail: admin.TokenDetail(stored)})
+		Detail: tokens.Detail(stored)})
 	return secret, "", err
 }
 
