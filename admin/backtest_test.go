@@ -58,8 +58,9 @@ func serve(t testing.TB, s store.Store, clock *traffic.Clock) (client, *admin.Ha
 func recorded(t *testing.T) (client, *admin.Handler, *traffic.Clock) {
 	t.Helper()
 	clock := &traffic.Clock{T: time.Date(2031, 3, 2, 0, 0, 0, 0, time.UTC)}
-	c, h := serve(t, memstore.New(), clock)
-	if _, err := traffic.Record(context.Background(), traffic.Service(h.Store, h.Snaps, clock), clock, 2, 30, 40); err != nil {
+	s := memstore.New()
+	c, h := serve(t, s, clock)
+	if _, err := traffic.Record(context.Background(), traffic.Service(s, h.Snaps, clock), clock, 2, 30, 40); err != nil {
 		t.Fatal(err)
 	}
 	return c, h, clock

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storefront/storefront/access"
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
@@ -96,7 +97,7 @@ func (a *Agent) owner(ctx context.Context, publisher string, p products.Principa
 		e.Field, _ = baseScreen.Line("account", 100)
 		return o, false, &e
 	}
-	acct, err := (store.Accounts{Store: a.Store}).Resolve(ctx, publisher, p, req.Account)
+	acct, err := (access.Accounts{Store: a.Store}).Resolve(ctx, publisher, p, req.Account)
 	if errors.Is(err, products.ErrAccountNotFound) {
 		return o, false, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/storefront/storefront/access"
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/admin"
 	"github.com/storefront/storefront/agent"
@@ -106,7 +107,7 @@ func (m *Main) serve(ctx context.Context) error {
 	svc := &products.Service{
 		Snapshots:      snaps,
 		Ledger:         store.Ledger{Store: buyers, KeepRequests: m.Retention.KeepRequests},
-		Accounts:       store.Accounts{Store: buyers},
+		Accounts:       access.Accounts{Store: buyers},
 		Directives:     store.Directives{Store: buyers},
 		Tasks:          store.Tasks{Store: buyers},
 		WebhookAllowed: policy.Check,
@@ -141,7 +142,7 @@ func (m *Main) serve(ctx context.Context) error {
 	// read from the agent.
 	// Governance agents are called under the webhooks' URL policy.
 	gov := &governance.Client{Policy: policy, Transport: m.GovernanceTransport, Now: m.Now, Name: "storefront", Version: adcp.Build}
-	buy := &buying.Service{Store: buyers, Snapshots: snaps, Accounts: store.Accounts{Store: buyers}, Ledger: store.Ledger{Store: buyers},
+	buy := &buying.Service{Store: buyers, Snapshots: snaps, Accounts: access.Accounts{Store: buyers}, Ledger: store.Ledger{Store: buyers},
 		WebhookAllowed: policy.Check, Governance: gov, Now: m.Now, Log: m.log}
 	if m.Sandbox {
 		buy.Seeds, buy.Directives = snaps, store.Directives{Store: buyers}
