@@ -26,9 +26,25 @@ import (
 	"github.com/storefront/storefront/store"
 )
 
+// Store is what the admin API reads and writes: publishers' settings,
+// catalogues and rulebooks, accounts, tokens, the audit trail, the ledger,
+// and the order desk's buys. Catalogue history, bulk loads and backtests
+// use the optional roles (store.Catalogues, store.Recordings) when the
+// store has them.
+type Store interface {
+	store.Publishers
+	store.Products
+	store.Rulebooks
+	store.Accounts
+	store.Tokens
+	store.Audit
+	store.Ledgers
+	store.MediaBuys
+}
+
 // Handler serves the admin API.
 type Handler struct {
-	Store store.Store
+	Store Store
 	// Preview answers preview requests; it must have no ledger and no
 	// directives, so previews change nothing.
 	Preview *products.Service

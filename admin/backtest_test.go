@@ -23,6 +23,7 @@ import (
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/store/memstore"
+	minting "github.com/storefront/storefront/tokens"
 )
 
 // serve runs the admin API over s, which it seeds with the demo
@@ -37,7 +38,7 @@ func serve(t testing.TB, s store.Store, clock *traffic.Clock) (client, *admin.Ha
 		t.Fatal(err)
 	}
 	snaps := store.NewSnapshots(s)
-	token, _, err := store.MintToken(ctx, s, store.Token{Kind: store.AdminToken, Publisher: demo.PublisherID, Name: "tester", CreatedAt: clock.Now()})
+	token, _, err := minting.Mint(ctx, s, store.Token{Kind: store.AdminToken, Publisher: demo.PublisherID, Name: "tester", CreatedAt: clock.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,8 +58,9 @@ func serve(t testing.TB, s store.Store, clock *traffic.Clock) (client, *admin.Ha
 func recorded(t *testing.T) (client, *admin.Handler, *traffic.Clock) {
 	t.Helper()
 	clock := &traffic.Clock{T: time.Date(2031, 3, 2, 0, 0, 0, 0, time.UTC)}
-	c, h := serve(t, memstore.New(), clock)
-	if _, err := traffic.Record(context.Background(), traffic.Service(h.Store, h.Snaps, clock), clock, 2, 30, 40); err != nil {
+	s := memstore.New()
+	c, h := serve(t, s, clock)
+	if _, err := traffic.Record(context.Background(), traffic.Service(s, h.Snaps, clock), clock, 2, 30, 40); err != nil {
 		t.Fatal(err)
 	}
 	return c, h, clock

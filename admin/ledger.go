@@ -2,7 +2,6 @@ package admin
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -140,68 +139,8 @@ func listPage[T, W any](c echo.Context, key string, items []T, limit int, seq fu
 	return c.JSON(http.StatusOK, map[string]any{key: out, "next_before": next})
 }
 
-// VerifyResult is the outcome of walking a publisher's chain.
-type VerifyResult struct {
-	OK      bool  `json:"ok"`
-	Checked int64 `json:"checked"`
-	Total   int64 `json:"total"`
-	// From is the first sequence checked when the store keeps only a
-	// recent window of the chain (the in-memory store); omitted when the
-	// whole chain was checked.
-	From  int64  `json:"from,omitempty"`
-	Break *Break `json:"first_break,omitempty"`
-}
-
-// Break names the first broken entry.
-type Break struct {
-	Sequence int64  `json:"sequence"`
-	Reason   string `json:"reason"`
-}
-
-// Verify walks a publisher's chain.
-func Verify(ctx context.Context, s store.Store, publisher string, progress func(checked, total int64)) (VerifyResult, error) {
-	total, err := s.LedgerLen(ctx, publisher)
-	if err != nil {
-		return VerifyResult{}, err
-	}
-	var v ledger.Verifier
-	res := VerifyResult{Total: total}
-	check := func(e ledger.Entry) error {
-		if err := v.Check(e); err != nil {
-			return err
-		}
-		if progress != nil {
-			progress(v.Checked()+max(res.From-1, 0), total)
-		}
-		return nil
-	}
-	if w, ok := s.(store.LedgerWindow); ok {
-		err = w.WalkWindow(ctx, publisher, func(seq int64, hash string) {
-			if seq > 0 {
-				v.Resume(seq, hash)
-				res.From = seq + 1
-			}
-		}, check)
-	} else {
-		err = s.WalkLedger(ctx, publisher, check)
-	}
-	res.Checked = v.Checked()
-	// Decisions appended while the walk ran may have been walked too.
-	res.Total = max(res.Total, max(res.From, 1)+res.Checked-1)
-	var b *ledger.Break
-	switch {
-	case errors.As(err, &b):
-		res.Break = &Break{Sequence: b.Sequence, Reason: b.Reason}
-	case err != nil:
-		return res, err
-	default:
-		res.OK = true
-	}
-	return res, nil
-}
-
 func (h *Handler) verify(c echo.Context) error {
-	res, err := Verify(c.Request().Context(), h.Store, pub(c), nil)
+	res, err := ledger.Verify(c.Request().Context(), h.Store, pub(c), nil)
 	if err != nil {
 		return err
 	}

@@ -168,7 +168,7 @@ func (h *Handler) previewWith(c echo.Context, snap *products.Snapshot, req []byt
 
 // PreviewAccounts resolves accounts for previews without creating any: an
 // account that does not exist yet is previewed as it would be created.
-type PreviewAccounts struct{ Store store.Store }
+type PreviewAccounts struct{ Store store.Accounts }
 
 // Resolve implements products.Accounts.
 func (p PreviewAccounts) Resolve(ctx context.Context, publisher string, pr products.Principal, ref *products.AccountRef) (products.Account, error) {

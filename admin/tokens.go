@@ -2,7 +2,6 @@ package admin
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/storefront/storefront/field"
 	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/tokens"
 )
 
 // TokenView is a token as the API lists it: its record and its state now.
@@ -73,15 +73,6 @@ func duration(v *problem.Invalid, pointer, s string, allowZero bool, limit time.
 	return d
 }
 
-// CheckTokenName reports a token name that is not a field.TokenName: 1
-// to 100 characters of one line, no control characters.
-func CheckTokenName(name string) error {
-	if err := field.TokenName.Check(name); err != nil {
-		return fmt.Errorf("name %w", err)
-	}
-	return nil
-}
-
 // checkBuyer validates a buyer token's principal.
 func checkBuyer(v *problem.Invalid, prefix string, b BuyerTokenRequest) {
 	v.Check(prefix+"/id", field.Identifier(b.ID))
@@ -94,46 +85,20 @@ func checkBuyer(v *problem.Invalid, prefix string, b BuyerTokenRequest) {
 	}
 }
 
-// mint makes a token for the signed-in publisher, records it, and answers
-// with the secret, shown this once.
+// mint makes a token for the signed-in publisher (package tokens), records
+// it, and answers with the secret, shown this once.
 func (h *Handler) mint(c echo.Context, t store.Token, expiresIn time.Duration) error {
 	now := h.now()
-	t.Publisher, t.CreatedAt, t.CreatedBy = pub(c), now, admin(c).TokenID
-	if expiresIn > 0 {
-		exp := now.Add(expiresIn)
-		t.ExpiresAt = &exp
-	}
-	secret, stored, err := store.MintToken(c.Request().Context(), h.Store, t)
+	t.Publisher, t.CreatedAt, t.CreatedBy, t.ExpiresAt = pub(c), now, admin(c).TokenID, tokens.Expiry(now, expiresIn)
+	secret, stored, err := tokens.Mint(c.Request().Context(), h.Store, t)
 	if err != nil {
 		return err
 	}
-	if err := h.Record(c, audit.TokenCreate, stored.ID, TokenDetail(stored)); err != nil {
+	if err := h.Record(c, audit.TokenCreate, stored.ID, tokens.Detail(stored)); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusCreated, map[string]any{"token": secret, "record": h.view(stored),
 		"note": "the token is shown once; the storefront keeps only its SHA-256 digest"})
-}
-
-// TokenDetail is what the audit trail says of a token.
-func TokenDetail(t store.Token) map[string]string {
-	d := map[string]string{"kind": string(t.Kind), "name": t.Name, "prefix": t.Prefix}
-	if t.ExpiresAt != nil {
-		d["expires_at"] = t.ExpiresAt.UTC().Format(time.RFC3339)
-	}
-	if t.Buyer != nil {
-		d["buyer"] = t.Buyer.ID
-	}
-	return d
-}
-
-// RotationDetail is what the audit trail says of a rotation.
-func RotationDetail(old, created store.Token) map[string]string {
-	d := TokenDetail(old)
-	d["replaced_by"] = created.ID
-	if old.ExpiresAt != nil && old.RevokedAt == nil {
-		d["old_token_until"] = old.ExpiresAt.UTC().Format(time.RFC3339)
-	}
-	return d
 }
 
 func (h *Handler) createToken(c echo.Context) error {
@@ -146,7 +111,7 @@ func (h *Handler) createToken(c echo.Context) error {
 	if !ok {
 		v.Add("/kind", "kind must be admin or buyer")
 	}
-	if err := CheckTokenName(r.Name); err != nil {
+	if err := tokens.CheckName(r.Name); err != nil {
 		v.Add("/name", "%v", err)
 	}
 	expiresIn := duration(&v, "/expires_in", r.ExpiresIn, false, maxExpiresIn)
@@ -210,7 +175,7 @@ func (h *Handler) revokeToken(c echo.Context) error {
 	if t, err = h.Store.RevokeToken(c.Request().Context(), pub(c), t.ID, h.now()); err != nil {
 		return err
 	}
-	if err := h.Record(c, audit.TokenRevoke, t.ID, TokenDetail(t)); err != nil {
+	if err := h.Record(c, audit.TokenRevoke, t.ID, tokens.Detail(t)); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, h.view(t))
@@ -230,12 +195,8 @@ func (h *Handler) rotateToken(c echo.Context) error {
 		return invalid(err, "")
 	}
 	now := h.now()
-	next := store.Token{CreatedAt: now, CreatedBy: admin(c).TokenID}
-	if expiresIn > 0 {
-		exp := now.Add(expiresIn)
-		next.ExpiresAt = &exp
-	}
-	secret, old, created, err := store.MintRotation(c.Request().Context(), h.Store, pub(c), c.Param("id"), next, now.Add(overlap))
+	next := store.Token{CreatedAt: now, CreatedBy: admin(c).TokenID, ExpiresAt: tokens.Expiry(now, expiresIn)}
+	secret, old, created, err := tokens.Rotate(c.Request().Context(), h.Store, pub(c), c.Param("id"), next, now.Add(overlap))
 	if errors.Is(err, store.ErrConflict) {
 		return newProblem(http.StatusConflict, "not-rotatable", "Token cannot be rotated",
 			"the token is revoked, expired or already rotated; create a new token instead")
@@ -243,7 +204,7 @@ func (h *Handler) rotateToken(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := h.Record(c, audit.TokenRotate, old.ID, RotationDetail(old, created)); err != nil {
+	if err := h.Record(c, audit.TokenRotate, old.ID, tokens.RotationDetail(old, created)); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusCreated, map[string]any{"token": secret, "record": h.view(created), "replaced": h.view(old),

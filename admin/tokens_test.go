@@ -21,6 +21,7 @@ import (
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/store/memstore"
+	minting "github.com/storefront/storefront/tokens"
 )
 
 type tokenView struct {
@@ -449,7 +450,7 @@ func TestUnavailableIsTyped(t *testing.T) {
 			if err := mem.PutPublisher(ctx, products.Publisher{ID: "northwind", Name: "Northwind", Domain: "northwind.example"}); err != nil {
 				t.Fatal(err)
 			}
-			secret, _, err := store.MintToken(ctx, mem, store.Token{Kind: store.AdminToken, Publisher: "northwind", Name: "ops", CreatedAt: testenv.Clock})
+			secret, _, err := minting.Mint(ctx, mem, store.Token{Kind: store.AdminToken, Publisher: "northwind", Name: "ops", CreatedAt: testenv.Clock})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -104,9 +104,19 @@ type Tool struct {
 	task string
 }
 
+// Store is what the agent itself reads and writes: buyer tokens,
+// idempotency records, the tasks buyers poll, and the accounts they name.
+// The tools' services (Products, Buying, Controller) hold their own.
+type Store interface {
+	store.Tokens
+	store.Replays
+	store.AsyncTasks
+	store.Accounts
+}
+
 // Agent is the storefront's buyer-facing agent.
 type Agent struct {
-	Store    store.Store
+	Store    Store
 	Products *products.Service
 	Snaps    *store.Snapshots
 	// Sandbox turns on the compliance surfaces and the test-kit keys.
@@ -135,7 +145,7 @@ type Agent struct {
 var ErrUnknownTool = errors.New("unknown tool")
 
 // New builds the agent and its tool catalogue.
-func New(s store.Store, svc *products.Service, snaps *store.Snapshots, controller *compliance.Controller, log *slog.Logger) *Agent {
+func New(s Store, svc *products.Service, snaps *store.Snapshots, controller *compliance.Controller, log *slog.Logger) *Agent {
 	// Compiled here, once, so that a request never waits for it. The
 	// schemas are embedded and their own tests compile them, so an error
 	// is a broken build; every checked call then fails closed.

@@ -20,7 +20,8 @@ import (
 // task's webhook. The pipeline always answers (a failure is the error
 // arm), so every accepted task finishes.
 type Curator struct {
-	Store    store.Store
+	// Store is where each task is finished (FinishTask).
+	Store    store.AsyncTasks
 	Webhooks *webhook.Sender
 	// Timeout bounds one decision.
 	Timeout time.Duration

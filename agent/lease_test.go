@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storefront/storefront/access"
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/internal/spectest"
@@ -67,7 +68,7 @@ func leaseAgent(s store.Store, l products.Ledger, snaps products.Snapshots, cloc
 	if snaps == nil {
 		snaps = real
 	}
-	svc := &products.Service{Snapshots: snaps, Ledger: l, Accounts: store.Accounts{Store: s}, Now: clock, Log: log}
+	svc := &products.Service{Snapshots: snaps, Ledger: l, Accounts: access.Accounts{Store: s}, Now: clock, Log: log}
 	return agent.New(s, svc, real, nil, log)
 }
 

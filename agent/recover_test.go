@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storefront/storefront/access"
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/buying"
 	"github.com/storefront/storefront/compliance"
@@ -39,9 +40,9 @@ func TestDispatchRecovers(t *testing.T) {
 	s := tokenPanics{mem}
 	log := slog.New(slog.DiscardHandler)
 	snaps := store.NewSnapshots(s)
-	svc := &products.Service{Snapshots: snaps, Ledger: store.Ledger{Store: s}, Accounts: store.Accounts{Store: s}, Log: log}
+	svc := &products.Service{Snapshots: snaps, Ledger: store.Ledger{Store: s}, Accounts: access.Accounts{Store: s}, Log: log}
 	a := agent.New(s, svc, snaps, &compliance.Controller{Store: s, Snaps: snaps, Log: log}, log)
-	a.EnableBuying(&buying.Service{Store: s, Snapshots: snaps, Accounts: store.Accounts{Store: s}, Ledger: store.Ledger{Store: s}, Log: log})
+	a.EnableBuying(&buying.Service{Store: s, Snapshots: snaps, Accounts: access.Accounts{Store: s}, Ledger: store.Ledger{Store: s}, Log: log})
 
 	const args = `{"adcp_version":"3.2-beta.5","context":{"trace":"recovered"}}`
 	tools := a.Tools()

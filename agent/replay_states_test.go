@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storefront/storefront/access"
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/internal/spectest"
@@ -76,7 +77,7 @@ func newAgent(t *testing.T, s *replayStore, snaps products.Snapshots) *agent.Age
 		snaps = real
 	}
 	log := slog.New(slog.DiscardHandler)
-	svc := &products.Service{Snapshots: snaps, Ledger: store.Ledger{Store: s}, Accounts: store.Accounts{Store: s},
+	svc := &products.Service{Snapshots: snaps, Ledger: store.Ledger{Store: s}, Accounts: access.Accounts{Store: s},
 		Now: func() time.Time { return statesNow }, Log: log}
 	return agent.New(s, svc, real, nil, log)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storefront/storefront/access"
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/internal/verbatim"
 	"github.com/storefront/storefront/outcome"
@@ -95,7 +96,7 @@ func (a *Agent) owner(ctx context.Context, publisher string, p products.Principa
 		e := invalidField(sanitize.Const("account must be an account reference"), sanitize.Const("account"))
 		return o, false, &e
 	}
-	acct, err := (store.Accounts{Store: a.Store}).Resolve(ctx, publisher, p, req.Account)
+	acct, err := (access.Accounts{Store: a.Store}).Resolve(ctx, publisher, p, req.Account)
 	if errors.Is(err, products.ErrAccountNotFound) {
 		return o, false, nil
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/storefront/storefront/admin"
 	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/internal/clock"
+	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/signing"
 )
@@ -39,7 +40,7 @@ func (m *Main) ledgerVerify(ctx context.Context) error {
 	for _, p := range pubs {
 		watch := clock.Start()
 		var last clock.Stopwatch
-		res, err := admin.Verify(ctx, m.Store, p, func(checked, total int64) {
+		res, err := ledger.Verify(ctx, m.Store, p, func(checked, total int64) {
 			if last.Elapsed() >= 250*time.Millisecond || checked == total {
 				last = clock.Start()
 				pct := 100.0

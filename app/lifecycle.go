@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/admin"
 	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/tokens"
 )
 
 // LifecycleFlags are the flags of the token and audit commands.
@@ -155,20 +155,18 @@ func (m *Main) tokenCreate(ctx context.Context, kind store.TokenKind) error {
 		}
 		t.Buyer = &store.Buyer{ID: m.BuyerID, Operator: m.Operator, Accounts: m.Accounts}
 	}
-	if err := admin.CheckTokenName(t.Name); err != nil {
+	if err := tokens.CheckName(t.Name); err != nil {
 		return fmt.Errorf("--name: %w", err)
 	}
-	if e := m.Lifecycle.ExpiresIn; e < 0 {
+	if m.Lifecycle.ExpiresIn < 0 {
 		return errors.New("--expires-in must be more than zero")
-	} else if e > 0 {
-		exp := now.Add(e)
-		t.ExpiresAt = &exp
 	}
-	secret, stored, err := store.MintToken(ctx, m.Store, t)
+	t.ExpiresAt = tokens.Expiry(now, m.Lifecycle.ExpiresIn)
+	secret, stored, err := tokens.Mint(ctx, m.Store, t)
 	if err != nil {
 		return err
 	}
-	if err := m.record(ctx, audit.Record{Action: audit.TokenCreate, Target: stored.ID, Detail: admin.TokenDetail(stored)}); err != nil {
+	if err := m.record(ctx, audit.Record{Action: audit.TokenCreate, Target: stored.ID, Detail: tokens.Detail(stored)}); err != nil {
 		return err
 	}
 	fmt.Fprintln(m.Stdout, secret)
@@ -276,7 +274,7 @@ func (m *Main) tokenRevoke(ctx context.Context, kind store.TokenKind) error {
 		fmt.Fprintf(m.Stdout, "%s token %s %q was already revoked at %s\n", kind, t.ID, t.Name, stamp(was, ""))
 		return nil
 	}
-	if err := m.record(ctx, audit.Record{Action: audit.TokenRevoke, Target: t.ID, Detail: admin.TokenDetail(t)}); err != nil {
+	if err := m.record(ctx, audit.Record{Action: audit.TokenRevoke, Target: t.ID, Detail: tokens.Detail(t)}); err != nil {
 		return err
 	}
 	fmt.Fprintf(m.Stdout, "%s token %s %q (%s) revoked: every replica refuses it from its next request\n", kind, t.ID, t.Name, t.Prefix)
@@ -297,19 +295,15 @@ func (m *Main) tokenRotate(ctx context.Context, kind store.TokenKind) error {
 		return err
 	}
 	now := m.now()
-	next := store.Token{CreatedAt: now, CreatedBy: audit.CommandLine}
-	if l.ExpiresIn > 0 {
-		exp := now.Add(l.ExpiresIn)
-		next.ExpiresAt = &exp
-	}
-	secret, old, created, err := store.MintRotation(ctx, m.Store, m.Publisher, old.ID, next, now.Add(l.Overlap))
+	next := store.Token{CreatedAt: now, CreatedBy: audit.CommandLine, ExpiresAt: tokens.Expiry(now, l.ExpiresIn)}
+	secret, old, created, err := tokens.Rotate(ctx, m.Store, m.Publisher, old.ID, next, now.Add(l.Overlap))
 	if errors.Is(err, store.ErrConflict) {
 		return fmt.Errorf("%s token %s is revoked, expired or already rotated: create a new token instead", kind, old.ID)
 	}
 	if err != nil {
 		return err
 	}
-	if err := m.record(ctx, audit.Record{Action: audit.TokenRotate, Target: old.ID, Detail: admin.RotationDetail(old, created)}); err != nil {
+	if err := m.record(ctx, audit.Record{Action: audit.TokenRotate, Target: old.ID, Detail: tokens.RotationDetail(old, created)}); err != nil {
 		return err
 	}
 	fmt.Fprintln(m.Stdout, secret)

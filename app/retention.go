@@ -129,7 +129,7 @@ func (r Retention) Before(now time.Time) store.RetainBefore {
 
 // purge runs one retention pass over every publisher. Several replicas
 // may run it at once: each deletion is idempotent.
-func purge(ctx context.Context, s store.Store, r Retention, now time.Time, mx *metrics.Metrics) (store.Purged, error) {
+func purge(ctx context.Context, s store.Publishers, r Retention, now time.Time, mx *metrics.Metrics) (store.Purged, error) {
 	rt, ok := s.(store.Retention)
 	if !ok {
 		return store.Purged{}, errors.New("this store keeps no retention")
@@ -158,7 +158,7 @@ func purge(ctx context.Context, s store.Store, r Retention, now time.Time, mx *m
 
 // retain runs a retention pass a minute after start and then every
 // interval, until ctx ends.
-func retain(ctx context.Context, s store.Store, r Retention, every time.Duration, now func() time.Time, mx *metrics.Metrics, log *slog.Logger) {
+func retain(ctx context.Context, s store.Publishers, r Retention, every time.Duration, now func() time.Time, mx *metrics.Metrics, log *slog.Logger) {
 	wait := time.Minute
 	for {
 		select {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/storefront/storefront/access"
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/admin"
 	"github.com/storefront/storefront/agent"
@@ -25,6 +26,7 @@ import (
 	"github.com/storefront/storefront/signing"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/store/pgstore"
+	"github.com/storefront/storefront/tokens"
 	"github.com/storefront/storefront/vocab"
 	"github.com/storefront/storefront/webhook"
 )
@@ -105,7 +107,7 @@ func (m *Main) serve(ctx context.Context) error {
 	svc := &products.Service{
 		Snapshots:      snaps,
 		Ledger:         store.Ledger{Store: buyers, KeepRequests: m.Retention.KeepRequests},
-		Accounts:       store.Accounts{Store: buyers},
+		Accounts:       access.Accounts{Store: buyers},
 		Directives:     store.Directives{Store: buyers},
 		Tasks:          store.Tasks{Store: buyers},
 		WebhookAllowed: policy.Check,
@@ -140,7 +142,7 @@ func (m *Main) serve(ctx context.Context) error {
 	// read from the agent.
 	// Governance agents are called under the webhooks' URL policy.
 	gov := &governance.Client{Policy: policy, Transport: m.GovernanceTransport, Now: m.Now, Name: "storefront", Version: adcp.Build}
-	buy := &buying.Service{Store: buyers, Snapshots: snaps, Accounts: store.Accounts{Store: buyers}, Ledger: store.Ledger{Store: buyers},
+	buy := &buying.Service{Store: buyers, Snapshots: snaps, Accounts: access.Accounts{Store: buyers}, Ledger: store.Ledger{Store: buyers},
 		WebhookAllowed: policy.Check, Governance: gov, Now: m.Now, Log: m.log}
 	if m.Sandbox {
 		buy.Seeds, buy.Directives = snaps, store.Directives{Store: buyers}
@@ -241,9 +243,9 @@ func (m *Main) demoToken(ctx context.Context, secret string, t store.Token) (str
 		err    error
 	)
 	if secret == "" {
-		secret, stored, err = store.MintToken(ctx, m.Store, t)
+		secret, stored, err = tokens.Mint(ctx, m.Store, t)
 	} else {
-		t.Prefix = store.TokenPrefix(secret)
+		t.Prefix = tokens.Prefix(secret)
 		stored, err = m.Store.CreateToken(ctx, store.TokenDigest(secret), t)
 	}
 	if errors.Is(err, store.ErrExists) {
@@ -264,7 +266,7 @@ func (m *Main) demoToken(ctx context.Context, secret string, t store.Token) (str
 		return "", "", err
 	}
 	err = m.record(ctx, audit.Record{Publisher: t.Publisher, Actor: audit.Serve, Action: audit.TokenCreate, Target: stored.ID,
-		Detail: admin.TokenDetail(stored)})
+		Detail: tokens.Detail(stored)})
 	return secret, "", err
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storefront/storefront/access"
 	"github.com/storefront/storefront/bench"
 	"github.com/storefront/storefront/internal/cputime"
 	"github.com/storefront/storefront/merch"
@@ -115,7 +116,7 @@ func BenchmarkGetProducts(b *testing.B) {
 			svc := &products.Service{
 				Snapshots:  store.NewSnapshots(s),
 				Ledger:     store.Ledger{Store: s},
-				Accounts:   store.Accounts{Store: s},
+				Accounts:   access.Accounts{Store: s},
 				Directives: store.Directives{Store: s},
 				Tasks:      store.Tasks{Store: s},
 				Now:        func() time.Time { return benchDay },

@@ -222,7 +222,7 @@ func capital(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
 
 // Seed stores the generated publisher, its catalogue and rulebook in s, as
 // the admin API would: every product and the rulebook are validated first.
-func (f Fixture) Seed(ctx context.Context, s store.Store) error {
+func (f Fixture) Seed(ctx context.Context, s store.Content) error {
 	if _, err := s.Publisher(ctx, PublisherID); err == nil {
 		return fmt.Errorf("publisher %s already exists: seed a fresh store", PublisherID)
 	} else if !errors.Is(err, store.ErrNotFound) {

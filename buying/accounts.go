@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/storefront/storefront/access"
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/mediabuy"
 	"github.com/storefront/storefront/outcome"
@@ -324,7 +325,7 @@ func (s *Service) ListAccounts(ctx context.Context, c Call) Result {
 			return a.fail(ctx, false, unavailable)
 		}
 		for _, acct := range all {
-			if mayUse(c.Principal, acct) {
+			if access.Listed(c.Principal, acct) {
 				candidates = append(candidates, acct)
 			}
 		}
@@ -376,16 +377,6 @@ func (s *Service) ListAccounts(ctx context.Context, c Call) Result {
 		return a.internal(err)
 	}
 	return Result{Payload: payload}
-}
-
-// mayUse is the account access rule of store.Accounts, for listing: a
-// principal's token accounts and its operator's live accounts; a sandbox
-// principal, the sandbox accounts.
-func mayUse(p products.Principal, a store.Account) bool {
-	if p.Sandbox {
-		return a.Sandbox
-	}
-	return slices.Contains(p.Accounts, a.ID) || (p.Operator != "" && p.Operator == a.Operator && !a.Sandbox)
 }
 
 func (s *Service) accountWire(ctx context.Context, publisher string, acct store.Account) (AccountWire, error) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storefront/storefront/access"
 	"github.com/storefront/storefront/buying"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/internal/spectest"
@@ -55,9 +56,9 @@ func newEnvOn(t testing.TB, s store.Store) *env {
 	}
 	e := &env{store: s, snaps: store.NewSnapshots(s), now: clock}
 	now := func() time.Time { return e.now }
-	e.svc = &buying.Service{Store: s, Snapshots: e.snaps, Accounts: store.Accounts{Store: s}, Ledger: store.Ledger{Store: s},
+	e.svc = &buying.Service{Store: s, Snapshots: e.snaps, Accounts: access.Accounts{Store: s}, Ledger: store.Ledger{Store: s},
 		Directives: store.Directives{Store: s}, Now: now, Log: quiet}
-	e.products = &products.Service{Snapshots: e.snaps, Ledger: store.Ledger{Store: s}, Accounts: store.Accounts{Store: s},
+	e.products = &products.Service{Snapshots: e.snaps, Ledger: store.Ledger{Store: s}, Accounts: access.Accounts{Store: s},
 		Now: now, Log: quiet}
 	return e
 }

@@ -33,15 +33,14 @@ import (
 	"github.com/storefront/storefront/vocab"
 )
 
-// Store is what the media-buy tasks read and write.
+// Store is what the media-buy tasks read and write: buys, orders and
+// delivery, governance registrations, the tasks a buy or an order
+// answers with, and the accounts sync_accounts and list_accounts show.
 type Store interface {
 	store.MediaBuys
 	store.Governance
-	CreateTask(ctx context.Context, publisher string, t store.Task) error
-	Task(ctx context.Context, publisher string, owner store.TaskOwner, id string) (store.Task, error)
-	AccountByID(ctx context.Context, publisher, id string) (store.Account, error)
-	AccountByKey(ctx context.Context, publisher, naturalKey string) (store.Account, error)
-	ListAccounts(ctx context.Context, publisher string) ([]store.Account, error)
+	store.AsyncTasks
+	store.Accounts
 }
 
 // Service runs the media-buy tasks.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storefront/storefront/access"
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/products"
@@ -61,9 +62,20 @@ const (
 	maxResultBytes    = 256 << 10
 )
 
+// Store is what the controller reads and writes: the publisher, the
+// sandbox's directives and seeds, tasks it completes, the accounts it
+// resolves and provisions, and the buys and delivery it simulates.
+type Store interface {
+	store.Publishers
+	store.Sandbox
+	store.AsyncTasks
+	store.Accounts
+	store.MediaBuys
+}
+
 // Controller serves comply_test_controller.
 type Controller struct {
-	Store    store.Store
+	Store    Store
 	Snaps    *store.Snapshots
 	Webhooks *webhook.Sender
 	Log      *slog.Logger
@@ -247,7 +259,7 @@ func (c *Controller) account(ctx context.Context, publisher string, p products.P
 		}
 		return "", nil
 	}
-	a, err := (store.Accounts{Store: c.Store}).Resolve(ctx, publisher, p, req.Account)
+	a, err := (access.Accounts{Store: c.Store}).Resolve(ctx, publisher, p, req.Account)
 	if errors.Is(err, products.ErrAccountNotFound) {
 		return "", fail(Forbidden, "the account is not a sandbox account these credentials may use")
 	}

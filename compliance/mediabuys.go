@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/storefront/storefront/access"
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/buying"
 	"github.com/storefront/storefront/mediabuy"
@@ -79,7 +80,7 @@ func (c *Controller) buyScope(ctx context.Context, publisher string, p products.
 	if p.Sandbox || ref == nil {
 		return buying.BuyScope(products.Account{}, p), nil
 	}
-	a, err := (store.Accounts{Store: c.Store}).Resolve(ctx, publisher, p, ref)
+	a, err := (access.Accounts{Store: c.Store}).Resolve(ctx, publisher, p, ref)
 	switch {
 	case errors.Is(err, products.ErrAccountNotFound):
 		return "", nil
@@ -493,7 +494,7 @@ func (c *Controller) fixtureAccount(ctx context.Context, publisher string, p pro
 	if err != nil || r.Account == nil {
 		return "", false, fail(InvalidParams, "params.fixture.account must be an account reference")
 	}
-	a, err := (store.Accounts{Store: c.Store}).Resolve(ctx, publisher, p, r.Account)
+	a, err := (access.Accounts{Store: c.Store}).Resolve(ctx, publisher, p, r.Account)
 	if err != nil || !a.Sandbox {
 		return "", false, fail(Forbidden, "the fixture's account is not a sandbox account these credentials may use")
 	}
@@ -519,7 +520,7 @@ func (c *Controller) forceAccountStatus(ctx context.Context, publisher string, p
 	} else if !ok || !slices.Contains(accountStatuses, status) {
 		return nil, fail(InvalidParams, "params.status must be an account status")
 	}
-	a, err := (store.Accounts{Store: c.Store}).Resolve(ctx, publisher, p, &products.AccountRef{AccountID: id})
+	a, err := (access.Accounts{Store: c.Store}).Resolve(ctx, publisher, p, &products.AccountRef{AccountID: id})
 	if errors.Is(err, products.ErrAccountNotFound) || (err == nil && !a.Sandbox) {
 		return nil, fail(NotFound, "no sandbox account %q for these credentials", id)
 	}

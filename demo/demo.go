@@ -100,7 +100,7 @@ func mustDecode(b []byte, v any) {
 // Seed loads the demo publisher into s, unless it is already there, with
 // its dates moved to the day of now (see Written). It validates
 // everything it loads, as the admin API would.
-func Seed(ctx context.Context, s store.Store, now time.Time) error {
+func Seed(ctx context.Context, s store.Content, now time.Time) error {
 	if _, err := s.Publisher(ctx, PublisherID); err == nil {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storefront/storefront/access"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/internal/spectest"
 	"github.com/storefront/storefront/ledger"
@@ -52,7 +53,7 @@ func TestDirectiveSpentOnlyWhenAnswered(t *testing.T) {
 			}
 			l := &switchedLedger{Ledger: store.Ledger{Store: s}}
 			svc := &products.Service{
-				Snapshots: store.NewSnapshots(s), Ledger: l, Accounts: store.Accounts{Store: s},
+				Snapshots: store.NewSnapshots(s), Ledger: l, Accounts: access.Accounts{Store: s},
 				Directives: store.Directives{Store: s}, Tasks: store.Tasks{Store: s},
 				WebhookAllowed: func(url string) error {
 					if url == "https://refused.example/hook" {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storefront/storefront/access"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/merch"
@@ -38,7 +39,7 @@ func newEnv(t *testing.T) *env {
 		svc: &products.Service{
 			Snapshots:  snaps,
 			Ledger:     store.Ledger{Store: s},
-			Accounts:   store.Accounts{Store: s},
+			Accounts:   access.Accounts{Store: s},
 			Directives: store.Directives{Store: s},
 			Tasks:      store.Tasks{Store: s},
 			Now:        func() time.Time { return clock },

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/storefront/storefront/access"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/products"
@@ -53,7 +54,7 @@ func TestWebhookSecretsNotKept(t *testing.T) {
 				t.Fatal(err)
 			}
 			svc := &products.Service{
-				Snapshots: store.NewSnapshots(s), Ledger: store.Ledger{Store: s, KeepRequests: true}, Accounts: store.Accounts{Store: s},
+				Snapshots: store.NewSnapshots(s), Ledger: store.Ledger{Store: s, KeepRequests: true}, Accounts: access.Accounts{Store: s},
 				Directives: store.Directives{Store: s}, Tasks: store.Tasks{Store: s},
 				Now: func() time.Time { return clock }, Log: quiet,
 			}

@@ -39,8 +39,10 @@ type Config struct {
 	DefaultPublisher string
 	Agent            *agent.Agent
 	// Admin, when set, serves the admin API under /admin/v1.
-	Admin     *admin.Handler
-	Store     store.Store
+	Admin *admin.Handler
+	// Store says which publishers are served, and whether the storage
+	// answers (the health check).
+	Store     store.Publishers
 	StoreKind string
 	Version   string
 	// PublicURL, when set, is the origin agent cards advertise, for a

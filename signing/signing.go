@@ -49,17 +49,10 @@ const (
 	JWKSPath = "/.well-known/jwks.json"
 )
 
-// KeyStore is the part of the store the keys live in.
-type KeyStore interface {
-	SigningKeys(ctx context.Context, publisher string) ([]store.SigningKey, error)
-	CreateSigningKey(ctx context.Context, publisher string, k store.SigningKey) error
-	RotateSigningKey(ctx context.Context, publisher string, k store.SigningKey) error
-}
-
 // Keys hands out publishers' signing keys, creating a publisher's first key
 // when it is first needed, and signs with them.
 type Keys struct {
-	Store KeyStore
+	Store store.SigningKeys
 	// Now is the program's clock; nil means the machine's (internal/clock).
 	Now func() time.Time
 }

@@ -1,70 +1,23 @@
 package store
 
+// The adapters below implement the products package's ports over the
+// storage roles. Who may use which account is not among them: that policy
+// is package access's.
+
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/products"
-	"github.com/storefront/storefront/vocab"
 )
 
-// Accounts implements products.Accounts over a Store.
-type Accounts struct{ Store Store }
-
-// Resolve finds the account a request names and checks the principal may
-// use it. A principal may use the accounts listed on its token, and the
-// natural-key accounts of the operator it acts as, which are provisioned
-// on first use (buyer-declared accounts). A sandbox principal (a compliance
-// test-kit key) acts only in sandbox: every natural-key account it names is
-// the sandbox account of that brand and operator, provisioned on first use,
-// and it may name no live account by id.
-func (a Accounts) Resolve(ctx context.Context, publisher string, p products.Principal, ref *products.AccountRef) (products.Account, error) {
-	if p.Sandbox && ref.AccountID == "" && !ref.Sandbox {
-		r := *ref
-		r.Sandbox = true
-		ref = &r
-	}
-	var acct Account
-	var err error
-	switch {
-	case ref.AccountID != "":
-		acct, err = a.Store.AccountByID(ctx, publisher, ref.AccountID)
-		if errors.Is(err, ErrNotFound) {
-			return products.Account{}, products.ErrAccountNotFound
-		}
-		if err != nil {
-			return products.Account{}, err
-		}
-		allowed := slices.Contains(p.Accounts, acct.ID) || (p.Operator != "" && p.Operator == acct.Operator && !p.Sandbox)
-		if p.Sandbox {
-			allowed = acct.Sandbox
-		}
-		if !allowed {
-			return products.Account{}, products.ErrAccountNotFound
-		}
-	default:
-		if !p.Sandbox && ref.Operator != p.Operator {
-			return products.Account{}, products.ErrAccountNotFound
-		}
-		acct, err = a.Store.EnsureAccount(ctx, publisher, Account{
-			Operator: ref.Operator, BrandDomain: ref.Brand.Domain, BrandID: ref.Brand.BrandID,
-			Sandbox: ref.Sandbox, Disclosure: vocab.Exact,
-		})
-		if err != nil {
-			return products.Account{}, err
-		}
-	}
-	return products.Account{Key: acct.ID, Sandbox: acct.Sandbox, Disclosure: acct.Disclosure}, nil
-}
-
-// Ledger implements products.Ledger over a Store.
+// Ledger implements products.Ledger over the ledger role.
 type Ledger struct {
-	Store Store
+	Store Ledgers
 	// KeepRequests keeps each decision's request beside the chain, for
 	// backtests; without it only the request's digest is recorded.
 	KeepRequests bool
@@ -83,8 +36,8 @@ func (l Ledger) Append(ctx context.Context, r ledger.Record) (ledger.Entry, erro
 // holding it leaves the directive claimed, and then not for long.
 const DirectiveLease = 30 * time.Second
 
-// Directives implements products.Directives over a Store.
-type Directives struct{ Store Store }
+// Directives implements products.Directives over the sandbox role.
+type Directives struct{ Store Sandbox }
 
 // Claim implements products.Directives, under a fresh random token.
 func (d Directives) Claim(ctx context.Context, publisher, account, principal string) (*products.Claim, error) {
@@ -119,8 +72,8 @@ func NewToken() (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
-// Tasks implements products.Tasks over a Store.
-type Tasks struct{ Store Store }
+// Tasks implements products.Tasks over the task role.
+type Tasks struct{ Store AsyncTasks }
 
 // Submit implements products.Tasks.
 func (t Tasks) Submit(ctx context.Context, publisher string, sub products.Submission) error {

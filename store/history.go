@@ -57,7 +57,7 @@ type ProductChange struct {
 
 // Catalogues keeps catalogue history: every write is a version that can be
 // listed, compared with another and rolled back to, as rulebook versions
-// can. Both stores implement it; the older Store methods (PutProduct,
+// can. Both stores implement it; the Products role's methods (PutProduct,
 // DeleteProduct, PutProducts) write versions too, with no author.
 type Catalogues interface {
 	// EditCatalogue applies e as one version, all or nothing. ErrConflict

@@ -81,7 +81,8 @@ type BuyFilter struct {
 
 // MediaBuys stores what the media-buy tasks and the order desk need:
 // account terms, buys with their history, orders and delivery rows. Every
-// method is scoped to one publisher.
+// method is scoped to one publisher and keeps the rules every role keeps
+// (roles.go): an unknown publisher is ErrNotFound.
 type MediaBuys interface {
 	// AccountTerms returns an account's terms (ErrNotFound: none yet).
 	AccountTerms(ctx context.Context, publisher, account string) (AccountTerms, error)
@@ -99,7 +100,7 @@ type MediaBuys interface {
 	// appending events (ErrConflict: it changed meanwhile; ErrNotFound).
 	UpdateBuy(ctx context.Context, publisher string, b mediabuy.Buy, revision int64, events []mediabuy.Event) error
 	// History returns a buy's history, oldest first, at most the newest
-	// limit entries (all when limit <= 0).
+	// limit entries (all when limit <= 0). ErrNotFound: no such buy.
 	History(ctx context.Context, publisher, id string, limit int) ([]mediabuy.Event, error)
 
 	// CreateOrder stores a pending order and its submitted task together

@@ -14,12 +14,12 @@ import (
 	"github.com/storefront/storefront/products"
 )
 
-// Snapshots serves products.Snapshot values from a Store. It keeps the last
-// snapshot of each publisher and rebuilds it, whole, when the store's
-// versions move on. A request always gets one snapshot built from one
-// catalogue version and one rulebook version.
+// Snapshots serves products.Snapshot values from a SnapshotStore. It keeps
+// the last snapshot of each publisher and rebuilds it, whole, when the
+// store's versions move on. A request always gets one snapshot built from
+// one catalogue version and one rulebook version.
 type Snapshots struct {
-	Store Store
+	Store SnapshotStore
 	// Log is where Watch logs a recovered panic (slog's default when
 	// nil).
 	Log *slog.Logger
@@ -38,7 +38,7 @@ type Snapshots struct {
 }
 
 // NewSnapshots returns a snapshot cache over s.
-func NewSnapshots(s Store) *Snapshots {
+func NewSnapshots(s SnapshotStore) *Snapshots {
 	return &Snapshots{Store: s, cache: map[string]*products.Snapshot{}, seeded: map[[2]string]seededSnap{}, building: map[string]*sync.Mutex{}}
 }
 

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -40,7 +39,7 @@ type Token struct {
 	Kind      TokenKind `json:"kind"`
 	Publisher string    `json:"publisher"`
 	Name      string    `json:"name"`
-	// Prefix is the start of the secret (TokenPrefix), enough to tell
+	// Prefix is the start of the secret (tokens.Prefix), enough to tell
 	// which token a leaked secret is and too little to use; empty for
 	// tokens made before prefixes were kept.
 	Prefix string `json:"prefix"`
@@ -108,13 +107,16 @@ type Tokens interface {
 	UseToken(ctx context.Context, kind TokenKind, publisher, digest string, at time.Time) (Token, error)
 	// TokenByDigest returns the token stored under digest, whatever its
 	// state, without recording a use; for the storefront's own commands.
+	// ErrNotFound: no token has that digest.
 	TokenByDigest(ctx context.Context, digest string) (Token, error)
-	// Token returns one of the publisher's tokens by id.
+	// Token returns one of the publisher's tokens by id. ErrNotFound: no
+	// such token.
 	Token(ctx context.Context, publisher, id string) (Token, error)
-	// ListTokens lists the publisher's tokens, oldest first.
+	// ListTokens lists the publisher's tokens, oldest first. ErrNotFound:
+	// no such publisher.
 	ListTokens(ctx context.Context, publisher string) ([]Token, error)
 	// RevokeToken refuses the token from at on, and returns it. Revoking
-	// a revoked token changes nothing.
+	// a revoked token changes nothing. ErrNotFound: no such token.
 	RevokeToken(ctx context.Context, publisher, id string, at time.Time) (Token, error)
 	// RotateToken replaces token id with next, stored under digest, in
 	// one step. next takes id's kind, publisher, name and scope, and
@@ -123,31 +125,9 @@ type Tokens interface {
 	// until at the latest (its expiry is brought forward, never put
 	// back); an until at or before next.CreatedAt revokes it at once.
 	// ErrConflict: id is revoked, expired or already rotated.
+	// ErrExists: digest, or next.ID, is already stored; nothing changes.
+	// ErrNotFound: no such token.
 	RotateToken(ctx context.Context, publisher, id, digest string, next Token, until time.Time) (old, created Token, err error)
-}
-
-// secretPrefixes start every secret the storefront makes, by kind.
-var secretPrefixes = map[TokenKind]string{AdminToken: "sf_admin_", BuyerToken: "sf_buyer_"}
-
-// NewSecret returns a fresh random secret for a token of kind.
-func NewSecret(kind TokenKind) string {
-	b := make([]byte, 24)
-	if _, err := rand.Read(b); err != nil {
-		panic(err) // crypto/rand does not fail on supported platforms
-	}
-	return secretPrefixes[kind] + hex.EncodeToString(b)
-}
-
-// TokenPrefix is what is kept of a secret to recognise it by: the kind
-// prefix and 8 more characters of a secret the storefront made (32 of
-// its 192 random bits), and at most a quarter of any other.
-func TokenPrefix(secret string) string {
-	for _, p := range secretPrefixes {
-		if len(secret) >= len(p)+32 && secret[:len(p)] == p {
-			return secret[:len(p)+8]
-		}
-	}
-	return secret[:len(secret)/4]
 }
 
 // NewTokenID returns a fresh public token id.
@@ -157,42 +137,6 @@ func NewTokenID() string {
 		panic(err)
 	}
 	return "tok_" + hex.EncodeToString(b)
-}
-
-// MintToken makes a fresh secret for t, stores t under its digest, and
-// returns the secret (to be shown once) and the token as stored.
-func MintToken(ctx context.Context, s Tokens, t Token) (string, Token, error) {
-	// A collision of 192 random bits does not happen; the loop is for
-	// form, so that ErrExists can never reach a caller from here.
-	for range 3 {
-		secret := NewSecret(t.Kind)
-		t.Prefix = TokenPrefix(secret)
-		stored, err := s.CreateToken(ctx, TokenDigest(secret), t)
-		if errors.Is(err, ErrExists) {
-			continue
-		}
-		return secret, stored, err
-	}
-	return "", Token{}, fmt.Errorf("could not find a free token digest")
-}
-
-// MintRotation makes a fresh secret for the token that replaces id (see
-// Tokens.RotateToken) and returns it with the old and the new token.
-func MintRotation(ctx context.Context, s Tokens, publisher, id string, next Token, until time.Time) (secret string, old, created Token, err error) {
-	old, err = s.Token(ctx, publisher, id)
-	if err != nil {
-		return "", Token{}, Token{}, err
-	}
-	for range 3 {
-		secret = NewSecret(old.Kind)
-		next.Prefix = TokenPrefix(secret)
-		old, created, err = s.RotateToken(ctx, publisher, id, TokenDigest(secret), next, until)
-		if errors.Is(err, ErrExists) {
-			continue
-		}
-		return secret, old, created, err
-	}
-	return "", Token{}, Token{}, fmt.Errorf("could not find a free token digest")
 }
 
 var digestPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)

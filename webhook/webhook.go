@@ -97,7 +97,8 @@ type Payload struct {
 
 // Sender delivers task webhooks.
 type Sender struct {
-	Store  store.Store
+	// Store is where each delivery's state is recorded (RecordDelivery).
+	Store  store.AsyncTasks
 	Policy Policy
 	Client *http.Client
 	Log    *slog.Logger
@@ -124,7 +125,7 @@ type Signer interface {
 // New returns a sender with production defaults: 8 attempts over about
 // four minutes, 10 seconds per attempt, through the policy's guarded
 // client, which follows no redirect.
-func New(s store.Store, p Policy, log *slog.Logger) *Sender {
+func New(s store.AsyncTasks, p Policy, log *slog.Logger) *Sender {
 	return &Sender{Store: s, Policy: p, Client: p.Client(10 * time.Second), Log: log,
 		Attempts: 8, Backoff: time.Second, Timeout: 10 * time.Second}
 }

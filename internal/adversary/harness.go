@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/storefront/storefront/access"
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/app"
 	"github.com/storefront/storefront/buying"
@@ -97,11 +98,11 @@ func dispatchAgent(s store.Store) *agent.Agent {
 	log := slog.New(slog.DiscardHandler)
 	now := func() time.Time { return Clock }
 	snaps := store.NewSnapshots(s)
-	svc := &products.Service{Snapshots: snaps, Ledger: store.Ledger{Store: s}, Accounts: store.Accounts{Store: s},
+	svc := &products.Service{Snapshots: snaps, Ledger: store.Ledger{Store: s}, Accounts: access.Accounts{Store: s},
 		Directives: store.Directives{Store: s}, Tasks: store.Tasks{Store: s}, Seeds: snaps, Now: now, Log: log}
 	controller := &compliance.Controller{Store: s, Snaps: snaps, Log: log, Now: now}
 	a := agent.New(s, svc, snaps, controller, log)
-	a.EnableBuying(&buying.Service{Store: s, Snapshots: snaps, Accounts: store.Accounts{Store: s}, Ledger: store.Ledger{Store: s},
+	a.EnableBuying(&buying.Service{Store: s, Snapshots: snaps, Accounts: access.Accounts{Store: s}, Ledger: store.Ledger{Store: s},
 		Seeds: snaps, Directives: store.Directives{Store: s}, Now: now, Log: log})
 	return a
 }

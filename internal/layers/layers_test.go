@@ -36,7 +36,7 @@ var layers = [][]string{
 	// The ports the domain's services store through.
 	{"store"},
 	// Services built on the ports.
-	{"buying", "compliance", "backtest", "webhook", "signing", "governance", "demo"},
+	{"access", "tokens", "buying", "compliance", "backtest", "webhook", "signing", "governance", "demo"},
 	// The stores, and the buyer-facing tools every transport serves.
 	{"store/memstore", "store/pgstore", "agent"},
 	// The transports and the publishers' surfaces.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/storefront/storefront/access"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
@@ -102,7 +103,7 @@ func Service(s store.Store, snaps *store.Snapshots, clock *Clock) *products.Serv
 	return &products.Service{
 		Snapshots:  snaps,
 		Ledger:     store.Ledger{Store: s, KeepRequests: true},
-		Accounts:   store.Accounts{Store: s},
+		Accounts:   access.Accounts{Store: s},
 		Directives: store.Directives{Store: s},
 		Tasks:      store.Tasks{Store: s},
 		Now:        clock.Now,

@@ -78,9 +78,30 @@ func New() *Store {
 }
 
 var (
-	_ store.Store         = (*Store)(nil)
+	// Every role, and the composite.
+	_ store.Publishers  = (*Store)(nil)
+	_ store.Products    = (*Store)(nil)
+	_ store.Rulebooks   = (*Store)(nil)
+	_ store.Accounts    = (*Store)(nil)
+	_ store.Tokens      = (*Store)(nil)
+	_ store.Audit       = (*Store)(nil)
+	_ store.Ledgers     = (*Store)(nil)
+	_ store.Sandbox     = (*Store)(nil)
+	_ store.Replays     = (*Store)(nil)
+	_ store.AsyncTasks  = (*Store)(nil)
+	_ store.SigningKeys = (*Store)(nil)
+	_ store.MediaBuys   = (*Store)(nil)
+	_ store.Governance  = (*Store)(nil)
+	_ store.Changes     = (*Store)(nil)
+	_ store.Store       = (*Store)(nil)
+
+	// The optional roles it adds.
 	_ store.LedgerWindow  = (*Store)(nil)
 	_ store.BulkCatalogue = (*Store)(nil)
+	_ store.Catalogues    = (*Store)(nil)
+	_ store.Recordings    = (*Store)(nil)
+	_ store.Retention     = (*Store)(nil)
+	_ store.Secrets       = (*Store)(nil)
 )
 
 func (s *Store) pub(id string) (*publisher, error) {

@@ -75,7 +75,31 @@ type Store struct {
 	resyncFailures atomic.Int64
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	// Every role, and the composite.
+	_ store.Publishers  = (*Store)(nil)
+	_ store.Products    = (*Store)(nil)
+	_ store.Rulebooks   = (*Store)(nil)
+	_ store.Accounts    = (*Store)(nil)
+	_ store.Tokens      = (*Store)(nil)
+	_ store.Audit       = (*Store)(nil)
+	_ store.Ledgers     = (*Store)(nil)
+	_ store.Sandbox     = (*Store)(nil)
+	_ store.Replays     = (*Store)(nil)
+	_ store.AsyncTasks  = (*Store)(nil)
+	_ store.SigningKeys = (*Store)(nil)
+	_ store.MediaBuys   = (*Store)(nil)
+	_ store.Governance  = (*Store)(nil)
+	_ store.Changes     = (*Store)(nil)
+	_ store.Store       = (*Store)(nil)
+
+	// The optional roles it adds.
+	_ store.BulkCatalogue = (*Store)(nil)
+	_ store.Catalogues    = (*Store)(nil)
+	_ store.Recordings    = (*Store)(nil)
+	_ store.Retention     = (*Store)(nil)
+	_ store.Secrets       = (*Store)(nil)
+)
 
 // Open connects to the database at databaseURL, brings its schema up to
 // date and returns the store. It fails, naming the server, when PostgreSQL

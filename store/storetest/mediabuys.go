@@ -14,23 +14,6 @@ import (
 	"github.com/storefront/storefront/store"
 )
 
-// mediaBuyTests are the media-buy store's conformance tests; Run runs them
-// with the rest.
-var mediaBuyTests = []struct {
-	name string
-	fn   func(*testing.T, store.Store)
-}{
-	{"AccountTerms", testAccountTerms},
-	{"GovernanceAgents", testGovernanceAgents},
-	{"MediaBuys", testMediaBuys},
-	{"MediaBuyRevisionRace", testMediaBuyRevisionRace},
-	{"Orders", testOrders},
-	{"OrderDecidedOnce", testOrderDecidedOnce},
-	{"Delivery", testDelivery},
-	{"DeliveryConcurrentSimulations", testDeliveryConcurrentSimulations},
-	{"LedgerTask", testLedgerTask},
-}
-
 func testBuy(id, account, principal string) mediabuy.Buy {
 	start := time.Date(2031, 3, 4, 0, 0, 0, 0, time.UTC)
 	return mediabuy.Buy{

@@ -1,7 +1,8 @@
-// Package storetest is the conformance suite for store.Store: one set of
-// tests every implementation must pass, so that the in-memory store and
-// PostgreSQL behave the same to everything above them. Each test gets an
-// empty store of its own, and the tests run in parallel.
+// Package storetest is the conformance suite for the storage roles: one
+// set of tests every implementation must pass, so that the in-memory store
+// and PostgreSQL behave the same to everything above them. It has one
+// function per role (Accounts, Ledgers, ...); each test gets an empty
+// store of its own, and the tests run in parallel.
 //
 // The suite exercises the contract through the interface only; what an
 // implementation needs beyond it (reaching under it to tamper, two
@@ -25,34 +26,107 @@ import (
 	"github.com/storefront/storefront/store"
 )
 
-// Run runs the suite. newStore returns a new, empty store and arranges for
-// it to be closed when t ends. The suite sets each store's clock (see
-// Epoch).
-func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
-	for _, test := range []struct {
-		name string
-		fn   func(*testing.T, store.Store)
-	}{
+// NewStore returns a new, empty store and arranges for it to be closed
+// when t ends. The suite sets each store's clock (see Epoch).
+type NewStore func(t *testing.T) store.Store
+
+// The suite is one function per storage role: each runs the tests of that
+// role, every test in parallel on an empty store of its own from
+// newStore. An implementation's tests call every one (and Contract, for
+// the rules all roles share); the roles it does not implement are not
+// called. Each test may use other roles to set up (publishers, most
+// often), so newStore returns the whole Store.
+
+// Publishers tests store.Publishers.
+func Publishers(t *testing.T, newStore NewStore) {
+	run(t, newStore, tests{
 		{"Publishers", testPublishers},
+	})
+}
+
+// Products tests store.Products and store.BulkCatalogue.
+func Products(t *testing.T, newStore NewStore) {
+	run(t, newStore, tests{
 		{"Catalogue", testCatalogue},
 		{"BulkCatalogue", testBulkCatalogue},
 		{"CatalogueConcurrentIfMatch", testCatalogueConcurrentIfMatch},
 		{"CatalogueConcurrentWriters", testCatalogueConcurrentWriters},
+	})
+}
+
+// Catalogues tests store.Catalogues, the catalogue history.
+func Catalogues(t *testing.T, newStore NewStore) {
+	run(t, newStore, tests{
+		{"CatalogueHistory", testCatalogueHistory},
+		{"CatalogueImport", testCatalogueImport},
+	})
+}
+
+// Rulebooks tests store.Rulebooks.
+func Rulebooks(t *testing.T, newStore NewStore) {
+	run(t, newStore, tests{
 		{"Rulebooks", testRulebooks},
 		{"RulebookConcurrentIfMatch", testRulebookConcurrentIfMatch},
+	})
+}
+
+// Accounts tests store.Accounts.
+func Accounts(t *testing.T, newStore NewStore) {
+	run(t, newStore, tests{
 		{"Accounts", testAccounts},
 		{"EnsureAccountRace", testEnsureAccountRace},
+	})
+}
+
+// Tokens tests store.Tokens.
+func Tokens(t *testing.T, newStore NewStore) {
+	run(t, newStore, tests{
 		{"Tokens", testTokens},
 		{"TokenNoRescope", testTokenNoRescope},
 		{"TokenRotation", testTokenRotation},
+	})
+}
+
+// Audit tests store.Audit.
+func Audit(t *testing.T, newStore NewStore) {
+	run(t, newStore, tests{
 		{"Audit", testAudit},
 		{"AuditConcurrentAppends", testAuditConcurrentAppends},
+	})
+}
+
+// Ledgers tests store.Ledgers.
+func Ledgers(t *testing.T, newStore NewStore) {
+	run(t, newStore, tests{
 		{"Ledger", testLedger},
 		{"LedgerDecisionFilters", testDecisionFilters},
 		{"LedgerConcurrentAppends", testLedgerConcurrentAppends},
+	})
+}
+
+// Recordings tests store.Recordings and store.Retention: the requests
+// kept beside the ledger, and what retention drops.
+func Recordings(t *testing.T, newStore NewStore) {
+	run(t, newStore, tests{
+		{"RecordedRequests", testRecordedRequests},
+		{"Retention", testRetention},
+	})
+}
+
+// Sandbox tests store.Sandbox: directives and seeded catalogues.
+func Sandbox(t *testing.T, newStore NewStore) {
+	run(t, newStore, tests{
 		{"Directives", testDirectives},
 		{"DirectiveTakenOnce", testDirectiveTakenOnce},
 		{"DirectiveClaims", testDirectiveClaims},
+		{"SeededCatalogue", testSeededCatalogue},
+		{"SeedConcurrent", testSeedConcurrent},
+	})
+}
+
+// Replays tests store.Replays.
+func Replays(t *testing.T, newStore NewStore) {
+	run(t, newStore, tests{
 		{"Replays", testReplays},
 		{"ReplayOwnership", testReplayOwnership},
 		{"ReplayLease", testReplayLease},
@@ -60,33 +134,87 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"ReplayStale", testReplayStale},
 		{"ReplayRace", testReplayRace},
 		{"PurgeReplays", testPurgeReplays},
+	})
+}
+
+// AsyncTasks tests store.AsyncTasks.
+func AsyncTasks(t *testing.T, newStore NewStore) {
+	run(t, newStore, tests{
 		{"Tasks", testTasks},
 		{"TaskDelivery", testTaskDelivery},
 		{"FinishTaskRace", testFinishTaskRace},
 		{"ListTasks", testListTasks},
 		{"PrincipalTasks", testPrincipalTasks},
-		{"SeededCatalogue", testSeededCatalogue},
-		{"SeedConcurrent", testSeedConcurrent},
+	})
+}
+
+// SigningKeys tests store.SigningKeys.
+func SigningKeys(t *testing.T, newStore NewStore) {
+	run(t, newStore, tests{
 		{"SigningKeys", testSigningKeys},
 		{"SigningKeyRaces", testSigningKeyRaces},
+	})
+}
+
+// Secrets tests store.Secrets: the secrets every role keeps sealed.
+func Secrets(t *testing.T, newStore NewStore) {
+	run(t, newStore, tests{
 		{"Secrets", testSecrets},
+	})
+}
+
+// Changes tests store.Changes.
+func Changes(t *testing.T, newStore NewStore) {
+	run(t, newStore, tests{
 		{"Changes", testChanges},
 		{"ChangesBurst", testChangesBurst},
+	})
+}
+
+// MediaBuys tests store.MediaBuys.
+func MediaBuys(t *testing.T, newStore NewStore) {
+	run(t, newStore, tests{
+		{"AccountTerms", testAccountTerms},
+		{"MediaBuys", testMediaBuys},
+		{"MediaBuyRevisionRace", testMediaBuyRevisionRace},
+		{"Orders", testOrders},
+		{"OrderDecidedOnce", testOrderDecidedOnce},
+		{"Delivery", testDelivery},
+		{"DeliveryConcurrentSimulations", testDeliveryConcurrentSimulations},
+		{"LedgerTask", testLedgerTask},
+	})
+}
+
+// Governance tests store.Governance.
+func Governance(t *testing.T, newStore NewStore) {
+	run(t, newStore, tests{
+		{"GovernanceAgents", testGovernanceAgents},
+	})
+}
+
+// Contract tests the rules every role keeps (see store.Store): tenancy,
+// unknown publishers, refused writes and keys no store can hold, across
+// all the roles at once.
+func Contract(t *testing.T, newStore NewStore) {
+	run(t, newStore, tests{
 		{"Tenancy", testTenancy},
 		{"UnknownPublisher", testUnknownPublisher},
-		{"CatalogueHistory", testCatalogueHistory},
-		{"CatalogueImport", testCatalogueImport},
-		{"RecordedRequests", testRecordedRequests},
-		{"Retention", testRetention},
 		{"InvalidWrites", testInvalidWrites},
 		{"UnkeepableKeys", testUnkeepableKeys},
-	} {
-		t.Run(test.name, func(t *testing.T) {
-			t.Parallel()
-			test.fn(t, withClock(t, newStore(t)))
-		})
-	}
-	for _, test := range mediaBuyTests {
+	})
+}
+
+// tests are one role's tests, by name.
+type tests []struct {
+	name string
+	fn   func(*testing.T, store.Store)
+}
+
+// run runs each test in parallel on an empty store of its own, on the
+// suite's clock.
+func run(t *testing.T, newStore NewStore, ts tests) {
+	t.Helper()
+	for _, test := range ts {
 		t.Run(test.name, func(t *testing.T) {
 			t.Parallel()
 			test.fn(t, withClock(t, newStore(t)))

@@ -1,10 +1,9 @@
-package admin_test
+package ledger_test
 
 import (
 	"fmt"
 	"testing"
 
-	"github.com/storefront/storefront/admin"
 	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store/memstore"
@@ -26,7 +25,7 @@ func TestVerifyWindow(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res, err := admin.Verify(ctx, s, "p", nil)
+	res, err := ledger.Verify(ctx, s, "p", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +44,7 @@ func TestVerifyWindow(t *testing.T) {
 			}
 		}
 		s.Tamper("p", seq, func(e *ledger.Entry) { e.Arm = "rejected" })
-		res, err := admin.Verify(ctx, s, "p", nil)
+		res, err := ledger.Verify(ctx, s, "p", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
