@@ -9,7 +9,7 @@ import (
 
 	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/field"
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/vocab"
 )
@@ -42,10 +42,10 @@ func (h *Handler) putAccount(c echo.Context) error {
 		return err
 	}
 	var s AccountSettings
-	if err := problem.Decode(b, &s); err != nil {
+	if err := jsonfield.Decode(b, &s); err != nil {
 		return invalid(err, "")
 	}
-	var v problem.Invalid
+	var v jsonfield.Invalid
 	v.Check("/account_id", field.Identifier(c.Param("id")))
 	v.Check("/operator", field.Hostname(s.Operator))
 	v.Check("/brand_domain", field.Hostname(s.BrandDomain))
@@ -93,7 +93,7 @@ func (h *Handler) createBuyerToken(c echo.Context) error {
 	if err := decodeBody(c, &r); err != nil {
 		return err
 	}
-	var v problem.Invalid
+	var v jsonfield.Invalid
 	checkBuyer(&v, "", r.BuyerTokenRequest)
 	expiresIn := duration(&v, "/expires_in", r.ExpiresIn, false, maxExpiresIn)
 	if err := v.Err(); err != nil {

@@ -19,8 +19,8 @@ import (
 	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/internal/limit"
 	"github.com/storefront/storefront/internal/recovery"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/metrics"
-	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/signing"
 	"github.com/storefront/storefront/store"
@@ -283,7 +283,7 @@ func decodeBody(c echo.Context, v any) error {
 	if err != nil || len(bytes.TrimSpace(b)) == 0 {
 		return err
 	}
-	if err := problem.Decode(b, v); err != nil {
+	if err := jsonfield.Decode(b, v); err != nil {
 		return invalid(err, "")
 	}
 	return nil
@@ -302,7 +302,7 @@ func versionedWrite(c echo.Context, v any) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := problem.Decode(b, v); err != nil {
+	if err := jsonfield.Decode(b, v); err != nil {
 		return 0, invalid(err, "")
 	}
 	return match, nil

@@ -9,7 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/storefront/storefront/audit"
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/store"
 )
 
@@ -81,7 +81,7 @@ func auditEntryOf(e audit.Entry) AuditEntry {
 // auditFilterOf reads the audit filter from the query string.
 func auditFilterOf(c echo.Context) (audit.Filter, error) {
 	var f audit.Filter
-	var v problem.Invalid
+	var v jsonfield.Invalid
 	q := c.QueryParams()
 	f.Token = q.Get("token")
 	if s := q.Get("action"); s != "" {

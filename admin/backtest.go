@@ -12,7 +12,7 @@ import (
 
 	"github.com/storefront/storefront/backtest"
 	"github.com/storefront/storefront/internal/clock"
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
 )
@@ -88,7 +88,7 @@ func (h *Handler) backtest(c echo.Context) error {
 		return err
 	}
 	var req BacktestRequest
-	if err := problem.Decode(b, &req); err != nil {
+	if err := jsonfield.Decode(b, &req); err != nil {
 		return invalid(err, "")
 	}
 	ctx := c.Request().Context()
@@ -168,7 +168,7 @@ func (h *Handler) countBacktest(publisher string, err error) {
 // snapshot.
 func (h *Handler) backtestRun(ctx context.Context, publisher string, req BacktestRequest) (*backtest.Run, BacktestDraft, error) {
 	var (
-		v     problem.Invalid
+		v     jsonfield.Invalid
 		draft BacktestDraft
 	)
 	if req.Days == 0 {
@@ -231,7 +231,7 @@ func (h *Handler) backtestRun(ctx context.Context, publisher string, req Backtes
 // applyDraft returns the catalogue with the draft's products put (each
 // checked as a save would check it) and its ids removed.
 func applyDraft(catalogue []products.Product, cd *CatalogueDraft) ([]products.Product, error) {
-	var v problem.Invalid
+	var v jsonfield.Invalid
 	at := make(map[string]int, len(catalogue))
 	for i, p := range catalogue {
 		at[p.ProductID] = i
@@ -239,9 +239,9 @@ func applyDraft(catalogue []products.Product, cd *CatalogueDraft) ([]products.Pr
 	out := append([]products.Product(nil), catalogue...)
 	seen := map[string]bool{}
 	for i, p := range cd.Put {
-		ptr := problem.Pointer("catalogue", "put", i)
+		ptr := jsonfield.Pointer("catalogue", "put", i)
 		if err := p.Validate(); err != nil {
-			var inv problem.Invalid
+			var inv jsonfield.Invalid
 			if errors.As(err, &inv) {
 				for _, f := range inv {
 					v.Add(ptr+f.Pointer, "%s", f.Detail)
@@ -264,7 +264,7 @@ func applyDraft(catalogue []products.Product, cd *CatalogueDraft) ([]products.Pr
 	gone := map[string]bool{}
 	for i, id := range cd.Delete {
 		if _, ok := at[id]; !ok || seen[id] {
-			v.Add(problem.Pointer("catalogue", "delete", i), "%q is not a product of the catalogue, or is also put", id)
+			v.Add(jsonfield.Pointer("catalogue", "delete", i), "%q is not a product of the catalogue, or is also put", id)
 		}
 		gone[id] = true
 	}

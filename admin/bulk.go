@@ -16,8 +16,8 @@ import (
 	"github.com/storefront/storefront/bulk"
 	"github.com/storefront/storefront/internal/clock"
 	"github.com/storefront/storefront/internal/limit"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/ledger"
-	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
 )
@@ -254,7 +254,7 @@ func (h *Handler) importFailure(c echo.Context, err error, rep *ImportReport) er
 func badQuery(pointer, detail string) error {
 	p := newProblem(http.StatusBadRequest, "invalid", "Invalid query", detail)
 	p.P.Pointer = pointer
-	p.P.Errors = []problem.Field{{Pointer: pointer, Detail: detail}}
+	p.P.Errors = []jsonfield.Field{{Pointer: pointer, Detail: detail}}
 	return p
 }
 

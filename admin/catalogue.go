@@ -9,7 +9,7 @@ import (
 
 	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/field"
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
 )
@@ -37,10 +37,10 @@ func (h *Handler) putPublisher(c echo.Context) error {
 		return err
 	}
 	var s PublisherSettings
-	if err := problem.Decode(b, &s); err != nil {
+	if err := jsonfield.Decode(b, &s); err != nil {
 		return invalid(err, "")
 	}
-	var v problem.Invalid
+	var v jsonfield.Invalid
 	v.Check("/name", field.Name.Check(s.Name))
 	v.Check("/domain", field.Hostname(s.Domain))
 	if err := v.Err(); err != nil {
@@ -109,7 +109,7 @@ func (h *Handler) putProduct(c echo.Context) error {
 		p.ProductID = c.Param("id")
 	}
 	if p.ProductID != c.Param("id") {
-		return invalid(problem.Invalid{{Pointer: "/product_id", Detail: "product_id must equal the id in the URL"}}, "")
+		return invalid(jsonfield.Invalid{{Pointer: "/product_id", Detail: "product_id must equal the id in the URL"}}, "")
 	}
 	if err := h.checkProduct(&p); err != nil {
 		return invalid(err, "")

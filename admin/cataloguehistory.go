@@ -11,7 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/storefront/storefront/audit"
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
 )
@@ -207,7 +207,7 @@ func (h *Handler) catalogueRollback(c echo.Context) error {
 	v, err := cats.RollbackCatalogue(c.Request().Context(), pub(c), req.Version, match, admin(c).Name)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return invalid(problem.Invalid{{Pointer: "/version", Detail: "there is no catalogue version " + strconv.FormatInt(req.Version, 10) + " in the history"}}, "")
+		return invalid(jsonfield.Invalid{{Pointer: "/version", Detail: "there is no catalogue version " + strconv.FormatInt(req.Version, 10) + " in the history"}}, "")
 	case err != nil:
 		return h.writeErr(c, err)
 	}

@@ -5,8 +5,8 @@ import (
 	"reflect"
 	"sort"
 
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/merch"
-	"github.com/storefront/storefront/problem"
 )
 
 // Change is one difference between two rulebook versions. Paths are JSON
@@ -86,7 +86,7 @@ func walk(out *[]Change, ptr string, a, b any) {
 		}
 		sort.Strings(names)
 		for _, k := range names {
-			p := problem.Join(ptr, k)
+			p := jsonfield.Join(ptr, k)
 			av, ina := am[k]
 			bv, inb := bm[k]
 			switch {

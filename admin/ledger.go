@@ -9,8 +9,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/ledger"
-	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/vocab"
 )
@@ -49,7 +49,7 @@ func decisionOf(e ledger.Entry) Decision {
 
 // pageOf reads the paging parameters of a list newest first: ?limit= (1
 // to 1000, def without it) and ?before= (a sequence number).
-func pageOf(q url.Values, v *problem.Invalid, def int) (limit int, before int64) {
+func pageOf(q url.Values, v *jsonfield.Invalid, def int) (limit int, before int64) {
 	limit = def
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
@@ -80,7 +80,7 @@ func taskName(task string) string {
 // filter reads the decision filter from the query string.
 func filterOf(c echo.Context) (store.DecisionFilter, error) {
 	var f store.DecisionFilter
-	var v problem.Invalid
+	var v jsonfield.Invalid
 	q := c.QueryParams()
 	if a := q.Get("arm"); a != "" {
 		arm, ok := ledger.ParseArm(a)

@@ -16,8 +16,8 @@ import (
 	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/buying"
 	"github.com/storefront/storefront/field"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/mediabuy"
-	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/vocab"
 )
@@ -148,10 +148,10 @@ func (h *Handler) declineOrder(c echo.Context) error {
 		Slug   vocab.Slug `json:"slug"`
 		Reason string     `json:"reason"`
 	}
-	if err := problem.Decode(raw, &req); err != nil {
+	if err := jsonfield.Decode(raw, &req); err != nil {
 		return invalid(err, "")
 	}
-	var v problem.Invalid
+	var v jsonfield.Invalid
 	if v.Check("/reason", field.Prose.Check(req.Reason)); len(v) > 0 {
 		return invalid(v, "")
 	}
@@ -159,9 +159,9 @@ func (h *Handler) declineOrder(c echo.Context) error {
 	var re *buying.ReasonError
 	switch {
 	case errors.Is(err, buying.ErrUnknownSlug):
-		return invalid(problem.Invalid{{Pointer: "/slug", Detail: fmt.Sprintf("%q is not a published decline slug (want one of %s)", req.Slug, strings.Join(vocab.Slugs(), ", "))}}, "")
+		return invalid(jsonfield.Invalid{{Pointer: "/slug", Detail: fmt.Sprintf("%q is not a published decline slug (want one of %s)", req.Slug, strings.Join(vocab.Slugs(), ", "))}}, "")
 	case errors.As(err, &re):
-		return invalid(problem.Invalid{{Pointer: "/reason", Detail: "the buyer would read something else: " + re.Screened +
+		return invalid(jsonfield.Invalid{{Pointer: "/reason", Detail: "the buyer would read something else: " + re.Screened +
 			"; write the reason without confidential names, ids or markup"}}, "")
 	case err != nil:
 		return decided(err)
@@ -277,14 +277,14 @@ func (h *Handler) reportDelivery(c echo.Context) error {
 		return err
 	}
 	var in []DeliveryRow
-	var bad problem.Invalid
+	var bad jsonfield.Invalid
 	if strings.HasPrefix(c.Request().Header.Get("Content-Type"), "text/csv") {
 		in, bad = parseDeliveryCSV(raw)
 	} else {
 		var doc struct {
 			Rows []DeliveryRow `json:"rows"`
 		}
-		if err := problem.Decode(raw, &doc); err != nil {
+		if err := jsonfield.Decode(raw, &doc); err != nil {
 			return invalid(err, "")
 		}
 		in = doc.Rows
@@ -299,7 +299,7 @@ func (h *Handler) reportDelivery(c echo.Context) error {
 	}
 	if err := h.Store.ReportDelivery(ctx, pub(c), rows); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return invalid(problem.Invalid{{Pointer: "/rows", Detail: "a media buy or package was removed while the report was stored"}}, "")
+			return invalid(jsonfield.Invalid{{Pointer: "/rows", Detail: "a media buy or package was removed while the report was stored"}}, "")
 		}
 		return err
 	}
@@ -328,8 +328,8 @@ func deliveryDetail(rows []mediabuy.Row) map[string]string {
 }
 
 // deliveryRows checks each row against the publisher's buys.
-func (h *Handler) deliveryRows(c echo.Context, in []DeliveryRow) ([]mediabuy.Row, problem.Invalid) {
-	var bad problem.Invalid
+func (h *Handler) deliveryRows(c echo.Context, in []DeliveryRow) ([]mediabuy.Row, jsonfield.Invalid) {
+	var bad jsonfield.Invalid
 	if len(in) == 0 {
 		bad.Add("/rows", "the report has no rows")
 		return nil, bad
@@ -343,7 +343,7 @@ func (h *Handler) deliveryRows(c echo.Context, in []DeliveryRow) ([]mediabuy.Row
 	now := h.now()
 	out := make([]mediabuy.Row, 0, len(in))
 	for i, r := range in {
-		p := problem.Pointer("rows", i)
+		p := jsonfield.Pointer("rows", i)
 		b, ok := buys[r.MediaBuyID]
 		if !ok && r.MediaBuyID != "" {
 			got, err := h.Store.Buy(c.Request().Context(), pub(c), r.MediaBuyID)
@@ -399,8 +399,8 @@ var deliveryColumns = []string{"media_buy_id", "package_id", "date", "impression
 // parseDeliveryCSV reads a CSV delivery report: a header row naming
 // columns (media_buy_id, package_id, date, impressions and spend are
 // required; the rest optional), then one row per package and day.
-func parseDeliveryCSV(raw []byte) ([]DeliveryRow, problem.Invalid) {
-	var bad problem.Invalid
+func parseDeliveryCSV(raw []byte) ([]DeliveryRow, jsonfield.Invalid) {
+	var bad jsonfield.Invalid
 	r := csv.NewReader(bytes.NewReader(raw))
 	r.TrimLeadingSpace = true
 	header, err := r.Read()
@@ -431,7 +431,7 @@ func parseDeliveryCSV(raw []byte) ([]DeliveryRow, problem.Invalid) {
 		if err == io.EOF {
 			break
 		}
-		p := problem.Pointer("rows", len(out))
+		p := jsonfield.Pointer("rows", len(out))
 		if err != nil {
 			bad.Add(p, "line %d: %v", line, err)
 			return nil, bad

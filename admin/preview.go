@@ -11,10 +11,10 @@ import (
 
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/backtest"
-	"github.com/storefront/storefront/mcpserver"
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/transport/mcpserver"
 	"github.com/storefront/storefront/vocab"
 )
 
@@ -91,11 +91,11 @@ func (h *Handler) previewDraft(c echo.Context) error {
 		return err
 	}
 	var d DraftPreview
-	if err := problem.Decode(b, &d); err != nil {
+	if err := jsonfield.Decode(b, &d); err != nil {
 		return invalid(err, "")
 	}
 	if len(d.Rulebook) == 0 {
-		return invalid(problem.Invalid{{Pointer: "/rulebook", Detail: "a draft rulebook is required"}}, "")
+		return invalid(jsonfield.Invalid{{Pointer: "/rulebook", Detail: "a draft rulebook is required"}}, "")
 	}
 	rb, err := decodeRulebook(d.Rulebook, "/rulebook")
 	if err != nil {
@@ -133,9 +133,9 @@ func previewRequest(req []byte, prefix string) error {
 	if len(issues) == 0 {
 		return nil
 	}
-	v := make(problem.Invalid, len(issues))
+	v := make(jsonfield.Invalid, len(issues))
 	for i, is := range issues {
-		v[i] = problem.Field{Pointer: prefix + is.Pointer, Detail: is.Message}
+		v[i] = jsonfield.Field{Pointer: prefix + is.Pointer, Detail: is.Message}
 	}
 	return invalid(v, "")
 }

@@ -7,18 +7,18 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/storefront/storefront/bulk"
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/store"
 )
 
 // Problem is an RFC 9457 problem detail.
 type Problem struct {
-	Type     string          `json:"type"`
-	Title    string          `json:"title"`
-	Status   int             `json:"status"`
-	Detail   string          `json:"detail,omitempty"`
-	Instance string          `json:"instance,omitempty"`
-	Errors   []problem.Field `json:"errors,omitempty"`
+	Type     string            `json:"type"`
+	Title    string            `json:"title"`
+	Status   int               `json:"status"`
+	Detail   string            `json:"detail,omitempty"`
+	Instance string            `json:"instance,omitempty"`
+	Errors   []jsonfield.Field `json:"errors,omitempty"`
 	// Pointer is the first offending field, for clients that show one.
 	Pointer string `json:"pointer,omitempty"`
 	// CurrentVersion tells a stale writer what to re-read.
@@ -39,13 +39,13 @@ func newProblem(status int, kind, title, detail string) *ProblemError {
 }
 
 func invalid(err error, prefix string) error {
-	var v problem.Invalid
+	var v jsonfield.Invalid
 	if !errors.As(err, &v) {
 		return newProblem(http.StatusUnprocessableEntity, "invalid", "Invalid document", err.Error())
 	}
-	fields := make([]problem.Field, len(v))
+	fields := make([]jsonfield.Field, len(v))
 	for i, f := range v {
-		fields[i] = problem.Field{Pointer: prefix + f.Pointer, Detail: f.Detail}
+		fields[i] = jsonfield.Field{Pointer: prefix + f.Pointer, Detail: f.Detail}
 	}
 	p := newProblem(http.StatusUnprocessableEntity, "invalid", "Invalid document",
 		"the document was refused whole; nothing was saved")

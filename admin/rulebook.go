@@ -8,8 +8,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/storefront/storefront/audit"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/merch"
-	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/vocab"
 )
@@ -48,7 +48,7 @@ func (h *Handler) getRulebook(c echo.Context) error {
 // decodeRulebook reads and validates a whole rulebook document.
 func decodeRulebook(b []byte, prefix string) (merch.Rulebook, error) {
 	var rb merch.Rulebook
-	if err := problem.Decode(b, &rb); err != nil {
+	if err := jsonfield.Decode(b, &rb); err != nil {
 		return rb, invalid(err, prefix)
 	}
 	if err := rb.Validate(); err != nil {
@@ -206,7 +206,7 @@ func rollbackRequest(c echo.Context) (RollbackRequest, int64, error) {
 		return req, 0, err
 	}
 	if req.Version < 1 {
-		return req, 0, invalid(problem.Invalid{{Pointer: "/version", Detail: "version must be 1 or more"}}, "")
+		return req, 0, invalid(jsonfield.Invalid{{Pointer: "/version", Detail: "version must be 1 or more"}}, "")
 	}
 	return req, match, nil
 }
@@ -220,7 +220,7 @@ func (h *Handler) rollback(c echo.Context) error {
 	}
 	old, err := h.Store.RulebookAt(c.Request().Context(), pub(c), req.Version)
 	if errors.Is(err, store.ErrNotFound) {
-		return invalid(problem.Invalid{{Pointer: "/version", Detail: "there is no version " + strconv.FormatInt(req.Version, 10)}}, "")
+		return invalid(jsonfield.Invalid{{Pointer: "/version", Detail: "there is no version " + strconv.FormatInt(req.Version, 10)}}, "")
 	}
 	if err != nil {
 		return err
@@ -276,11 +276,11 @@ func (h *Handler) putVoice(c echo.Context) error {
 
 // onlyVoice rewrites /voice/... pointers to be relative to the voice body.
 func onlyVoice(err error) error {
-	var inv problem.Invalid
+	var inv jsonfield.Invalid
 	if !errors.As(err, &inv) {
 		return err
 	}
-	var out problem.Invalid
+	var out jsonfield.Invalid
 	for _, f := range inv {
 		if len(f.Pointer) >= 6 && f.Pointer[:6] == "/voice" {
 			f.Pointer = f.Pointer[6:]

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/merch"
-	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
 )
@@ -62,7 +62,7 @@ func (h *Handler) productLint(ctx context.Context, publisher string) (*productLi
 
 // check lints p alone: its own strings against the snapshot's screen and
 // its reference.
-func (l *productLint) check(p products.Product) (problem.Invalid, *sanitize.Screen) {
+func (l *productLint) check(p products.Product) (jsonfield.Invalid, *sanitize.Screen) {
 	screens := []*sanitize.Screen{l.snap.Screen}
 	var ref *sanitize.Screen
 	if !l.known[p.InternalRef] {
@@ -108,7 +108,7 @@ func (h *Handler) servedPublisher(ctx context.Context, p products.Publisher) err
 	if err != nil {
 		return err
 	}
-	var v problem.Invalid
+	var v jsonfield.Invalid
 	if d := products.ServedChange(snap.Screen, p.Name); d != "" {
 		v.Add("/name", "buyers would not be shown this name as saved: %s", d)
 	}
@@ -121,7 +121,7 @@ func (h *Handler) servedPublisher(ctx context.Context, p products.Publisher) err
 // refused renders a lint's failures as the invalid-document problem, and
 // passes any other error (an outage reading the snapshot) through.
 func refused(err error, prefix string) error {
-	var v problem.Invalid
+	var v jsonfield.Invalid
 	if errors.As(err, &v) {
 		return invalid(v, prefix)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/storefront/storefront/field"
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/store"
 )
 
@@ -26,14 +26,14 @@ func (h *Handler) params(next echo.HandlerFunc) echo.HandlerFunc {
 			names = append(names, name)
 		}
 		sort.Strings(names)
-		var bad problem.Invalid
+		var bad jsonfield.Invalid
 		for _, name := range names {
 			if err := field.Text(name, false); err != nil {
 				bad.Add("", "a query parameter's name %v", err)
 				continue
 			}
 			for _, v := range q[name] {
-				bad.Check(problem.Pointer(name), field.Query.Check(v))
+				bad.Check(jsonfield.Pointer(name), field.Query.Check(v))
 			}
 		}
 		if len(bad) > 0 {
@@ -57,7 +57,7 @@ func changeNote(c echo.Context) (string, error) {
 		note = b.String()
 	}
 	if err := field.Note.Check(note); err != nil {
-		return "", invalid(problem.Invalid{{Pointer: "", Detail: "the change note (X-Change-Note) " + err.Error()}}, "")
+		return "", invalid(jsonfield.Invalid{{Pointer: "", Detail: "the change note (X-Change-Note) " + err.Error()}}, "")
 	}
 	return note, nil
 }

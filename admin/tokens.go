@@ -10,7 +10,7 @@ import (
 
 	"github.com/storefront/storefront/audit"
 	"github.com/storefront/storefront/field"
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/tokens"
 )
@@ -57,7 +57,7 @@ type RotateRequest struct {
 }
 
 // duration reads an optional duration field into v's problems.
-func duration(v *problem.Invalid, pointer, s string, allowZero bool, limit time.Duration) time.Duration {
+func duration(v *jsonfield.Invalid, pointer, s string, allowZero bool, limit time.Duration) time.Duration {
 	if s == "" {
 		return 0
 	}
@@ -74,14 +74,14 @@ func duration(v *problem.Invalid, pointer, s string, allowZero bool, limit time.
 }
 
 // checkBuyer validates a buyer token's principal.
-func checkBuyer(v *problem.Invalid, prefix string, b BuyerTokenRequest) {
+func checkBuyer(v *jsonfield.Invalid, prefix string, b BuyerTokenRequest) {
 	v.Check(prefix+"/id", field.Identifier(b.ID))
 	v.Check(prefix+"/operator", field.Hostname(b.Operator))
 	if len(b.Accounts) > 100 {
 		v.Add(prefix+"/accounts", "at most 100 accounts")
 	}
 	for i, a := range b.Accounts {
-		v.Check(problem.Join(prefix, "accounts", i), field.Identifier(a))
+		v.Check(jsonfield.Join(prefix, "accounts", i), field.Identifier(a))
 	}
 }
 
@@ -106,7 +106,7 @@ func (h *Handler) createToken(c echo.Context) error {
 	if err := decodeBody(c, &r); err != nil {
 		return err
 	}
-	var v problem.Invalid
+	var v jsonfield.Invalid
 	kind, ok := store.ParseTokenKind(r.Kind)
 	if !ok {
 		v.Add("/kind", "kind must be admin or buyer")
@@ -136,7 +136,7 @@ func (h *Handler) listTokens(c echo.Context) error {
 	if s := c.QueryParam("kind"); s != "" {
 		k, ok := store.ParseTokenKind(s)
 		if !ok {
-			return invalidQuery(problem.Invalid{{Pointer: "/kind", Detail: "kind must be admin or buyer"}})
+			return invalidQuery(jsonfield.Invalid{{Pointer: "/kind", Detail: "kind must be admin or buyer"}})
 		}
 		kind = k
 	}
@@ -188,7 +188,7 @@ func (h *Handler) rotateToken(c echo.Context) error {
 	if err := decodeBody(c, &r); err != nil {
 		return err
 	}
-	var v problem.Invalid
+	var v jsonfield.Invalid
 	overlap := duration(&v, "/overlap", r.Overlap, true, maxOverlap)
 	expiresIn := duration(&v, "/expires_in", r.ExpiresIn, false, maxExpiresIn)
 	if err := v.Err(); err != nil {

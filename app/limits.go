@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/internal/limit"
-	"github.com/storefront/storefront/server"
 )
 
-// limitFlag is one of serve's timeouts or size limits (server.Limits):
+// limitFlag is one of serve's timeouts or size limits (Limits):
 // a flag, its environment variable and the field it sets.
 type limitFlag struct {
 	name, env, help string
@@ -20,7 +19,7 @@ type limitFlag struct {
 }
 
 // limitFlags are serve's timeouts and size limits, bound to l.
-func limitFlags(l *server.Limits) []limitFlag {
+func limitFlags(l *Limits) []limitFlag {
 	return []limitFlag{
 		{"read-header-timeout", "STOREFRONT_READ_HEADER_TIMEOUT", "how long a client may take to send a request's head: a slower one is cut", (*durationValue)(&l.ReadHeaderTimeout)},
 		{"read-timeout", "STOREFRONT_READ_TIMEOUT", "how long a client may take to send a request's head and body: a slower one is cut (408)", (*durationValue)(&l.ReadTimeout)},
@@ -36,11 +35,11 @@ func limitFlags(l *server.Limits) []limitFlag {
 	}
 }
 
-// defineLimits starts m.Limits at server.DefaultLimits, defines each limit
+// defineLimits starts m.Limits at DefaultLimits(), defines each limit
 // flag on fs with its environment variable as its default, and returns the
 // environment values that do not parse.
 func (m *Main) defineLimits(fs *flag.FlagSet) []string {
-	m.Limits = server.DefaultLimits
+	m.Limits = DefaultLimits()
 	var bad []string
 	for _, f := range limitFlags(&m.Limits) {
 		if v := os.Getenv(f.env); v != "" {

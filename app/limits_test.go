@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/app"
-	"github.com/storefront/storefront/server"
 )
 
 // TestLimitFlags: every timeout and size limit has a flag and an
@@ -35,7 +34,7 @@ func TestLimitFlags(t *testing.T) {
 		if err := m.ParseFlags([]string{"serve", "--mcp-max-body", "2MiB", "--import-max-body", "100 MiB", "--max-header-bytes", "65536"}); err != nil {
 			t.Fatal(err)
 		}
-		want := server.DefaultLimits
+		want := app.DefaultLimits()
 		want.ReadTimeout, want.MCPBody, want.ImportBody, want.MaxHeaderBytes = 45*time.Second, 2<<20, 100<<20, 64<<10
 		if m.Limits != want {
 			t.Errorf("limits = %+v\nwant %+v", m.Limits, want)

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/bench"
-	"github.com/storefront/storefront/server"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/store/keyring"
 	"github.com/storefront/storefront/store/memstore"
@@ -86,7 +85,7 @@ type Main struct {
 	// MetricsToken, when set, is the bearer /metrics requires.
 	MetricsToken string
 	// Limits are serve's timeouts and size limits.
-	Limits server.Limits
+	Limits Limits
 	// The file commands' settings: the storefront they talk to and the
 	// admin token they use, the file, its format, and their options.
 	URL          string
@@ -117,7 +116,7 @@ type Main struct {
 	WrapStore func(store.Store) store.Store
 
 	Store  store.Store
-	Server *server.Server
+	Server *Server
 	// keys is the loaded keyring, nil without one (openStore).
 	keys   *keyring.Keyring
 	log    *slog.Logger

@@ -22,7 +22,6 @@ import (
 	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
-	"github.com/storefront/storefront/server"
 	"github.com/storefront/storefront/signing"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/store/pgstore"
@@ -158,7 +157,7 @@ func (m *Main) serve(ctx context.Context) error {
 		Store: s, Snaps: snaps, Keys: keys, Log: m.log, Now: m.Now, Metrics: mx, Buying: buy, Notify: hooks.Deliver,
 		Preview: &products.Service{Snapshots: snaps, Accounts: admin.PreviewAccounts{Store: s}, Now: m.Now, Log: m.log},
 	}
-	m.Server = server.New(server.Config{
+	m.Server = NewServer(ServerConfig{
 		Addr: m.Addr, DefaultPublisher: def, Agent: a, Admin: adm, Store: s,
 		StoreKind: kind, Version: version, PublicURL: m.PublicURL, AllowedHosts: m.AllowedHosts, Keys: keys, Log: m.log,
 		Metrics: mx.Handler(m.MetricsToken), Limits: m.Limits, MCPSDKOnly: m.MCPSDKOnly,

@@ -10,7 +10,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/storefront/storefront/a2aserver"
+	"github.com/storefront/storefront/transport/a2aserver"
 )
 
 // protocolVersion is the MCP version the client asks for.

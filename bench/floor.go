@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/storefront/storefront/agent"
-	"github.com/storefront/storefront/mcpserver"
+	"github.com/storefront/storefront/transport/mcpserver"
 )
 
 // The MCP floor is the storefront's MCP transport with nothing behind it:

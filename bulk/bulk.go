@@ -21,7 +21,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/products"
 )
 
@@ -67,12 +67,12 @@ const MaxLine = 1 << 20
 // LineError is one bad line: its number (from 1) and what is wrong with
 // it, each problem pointing at its field within the product.
 type LineError struct {
-	Line   int64           `json:"line"`
-	Errors []problem.Field `json:"errors"`
+	Line   int64             `json:"line"`
+	Errors []jsonfield.Field `json:"errors"`
 }
 
 func (e *LineError) Error() string {
-	return fmt.Sprintf("line %d: %v", e.Line, problem.Invalid(e.Errors))
+	return fmt.Sprintf("line %d: %v", e.Line, jsonfield.Invalid(e.Errors))
 }
 
 // FileError is a fault of the file as a whole (an unreadable CSV header, a
@@ -132,7 +132,7 @@ func (r *Reader) Next() (products.Product, error) {
 	for {
 		var (
 			p      products.Product
-			fields problem.Invalid
+			fields jsonfield.Invalid
 			err    error
 			line   int64
 		)
@@ -147,7 +147,7 @@ func (r *Reader) Next() (products.Product, error) {
 			if len(raw) == 0 {
 				continue
 			}
-			if derr := problem.Decode(raw, &p); derr != nil {
+			if derr := jsonfield.Decode(raw, &p); derr != nil {
 				fields = invalidOf(derr, "")
 				for i := range fields {
 					// The decoder speaks of a request body; here it is a line.
@@ -167,7 +167,7 @@ func (r *Reader) Next() (products.Product, error) {
 			switch {
 			case errors.As(err, &pe):
 				r.line = max(r.line+1, int64(pe.StartLine))
-				return p, &LineError{Line: r.line, Errors: []problem.Field{{Pointer: "", Detail: csvDetail(err)}}}
+				return p, &LineError{Line: r.line, Errors: []jsonfield.Field{{Pointer: "", Detail: csvDetail(err)}}}
 			case err != nil:
 				return p, err
 			}
@@ -225,16 +225,16 @@ func (r *Reader) readLine() ([]byte, error) {
 }
 
 // invalidOf turns a validation error into field problems under prefix.
-func invalidOf(err error, prefix string) problem.Invalid {
-	var inv problem.Invalid
+func invalidOf(err error, prefix string) jsonfield.Invalid {
+	var inv jsonfield.Invalid
 	if errors.As(err, &inv) {
-		out := make(problem.Invalid, len(inv))
+		out := make(jsonfield.Invalid, len(inv))
 		for i, f := range inv {
-			out[i] = problem.Field{Pointer: prefix + f.Pointer, Detail: f.Detail}
+			out[i] = jsonfield.Field{Pointer: prefix + f.Pointer, Detail: f.Detail}
 		}
 		return out
 	}
-	return problem.Invalid{{Pointer: prefix, Detail: err.Error()}}
+	return jsonfield.Invalid{{Pointer: prefix, Detail: err.Error()}}
 }
 
 func blank(rec []string) bool {
@@ -280,7 +280,7 @@ func (l *limitedLines) Read(p []byte) (int, error) {
 
 // jsonCell decodes a cell holding JSON into v, strictly.
 func jsonCell(cell string, v any) error {
-	return problem.Decode([]byte(cell), v)
+	return jsonfield.Decode([]byte(cell), v)
 }
 
 // encode writes v as compact JSON without HTML escaping.

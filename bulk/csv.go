@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/products"
 )
 
@@ -126,8 +126,8 @@ func columnsOf(header []string) ([]column, error) {
 
 // decodeRecord fills p from a record, returning the cells that cannot be
 // read, each pointing at its field.
-func (r *Reader) decodeRecord(rec []string, p *products.Product) problem.Invalid {
-	var bad problem.Invalid
+func (r *Reader) decodeRecord(rec []string, p *products.Product) jsonfield.Invalid {
+	var bad jsonfield.Invalid
 	for i, cell := range rec {
 		c := r.cols[i]
 		if err := c.decode(cell, p); err != nil {

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
 )
@@ -78,7 +78,7 @@ func (c *Controller) seedPricingOption(ctx context.Context, publisher string, p 
 	}
 	b, _ := json.Marshal(fixture)
 	var po products.PricingOption
-	if err := problem.Decode(b, &po); err != nil {
+	if err := jsonfield.Decode(b, &po); err != nil {
 		return nil, fail(InvalidParams, "params.fixture is not a CPM pricing option: %v", err)
 	}
 	seeded, _, err := c.Store.SeededCatalogue(ctx, publisher, p.ID)
@@ -117,7 +117,7 @@ func (c *Controller) seedPricingOption(ctx context.Context, publisher string, p 
 // after seed_product); until it has one it is never returned.
 func validSeed(p products.Product) *failure {
 	err := p.Validate()
-	var inv problem.Invalid
+	var inv jsonfield.Invalid
 	if !errors.As(err, &inv) {
 		return nil
 	}
@@ -186,7 +186,7 @@ func productFromFixture(id string, fx map[string]json.RawMessage, domain string)
 	}
 	b, _ := json.Marshal(doc)
 	var p products.Product
-	if err := problem.Decode(b, &p); err != nil {
+	if err := jsonfield.Decode(b, &p); err != nil {
 		return products.Product{}, fail(InvalidParams, "params.fixture is not a product: %v", err)
 	}
 	return p, nil

@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/products"
 )
 
 // Requests are answered with products.RequestError, whose faults are
-// problem.Field: one field-error type for every task.
+// jsonfield.Field: one field-error type for every task.
 type RequestError = products.RequestError
 
 // Envelope is what every request carries besides its task's fields.
@@ -29,10 +29,10 @@ type Envelope struct {
 }
 
 // errs collects field errors.
-type errs struct{ list problem.Invalid }
+type errs struct{ list jsonfield.Invalid }
 
 func (e *errs) add(code adcp.Code, field, format string, args ...any) {
-	e.list = append(e.list, problem.Fault(code, field, fmt.Sprintf(format, args...)))
+	e.list = append(e.list, jsonfield.Fault(code, field, fmt.Sprintf(format, args...)))
 }
 func (e *errs) invalid(field, format string, args ...any) {
 	e.add(adcp.InvalidRequest, field, format, args...)

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/vocab"
 )
@@ -115,24 +115,24 @@ func Review(rb *Rulebook, b Brief, m Market) (out []ReviewReason, err error) {
 
 // validateOrders checks the orders section. Review rule ids must differ
 // from each other and from the decline rules' (ids).
-func validateOrders(v *problem.Invalid, rb *Rulebook, ids map[string]int) {
+func validateOrders(v *jsonfield.Invalid, rb *Rulebook, ids map[string]int) {
 	o := rb.Orders
 	if o == nil {
 		return
 	}
 	for i, t := range o.ReviewTiers {
 		if t < vocab.None || t > vocab.Exact {
-			v.Add(problem.Pointer("orders", "review_tiers", i), "a trust tier is none, category, range or exact")
+			v.Add(jsonfield.Pointer("orders", "review_tiers", i), "a trust tier is none, category, range or exact")
 		}
 	}
 	seen := map[string]int{}
 	for i, r := range o.Review {
-		p := problem.Pointer("orders", "review", i)
+		p := jsonfield.Pointer("orders", "review", i)
 		checkText(v, p+"/id", "id", r.ID, 128, true)
 		checkText(v, p+"/name", "name", r.Name, 200, true)
 		checkText(v, p+"/notes", "notes", r.Notes, 4000, false)
 		for j, t := range r.ConfidentialTerms {
-			checkText(v, problem.Join(p, "confidential_terms", j), "confidential term", t, 200, true)
+			checkText(v, jsonfield.Join(p, "confidential_terms", j), "confidential term", t, 200, true)
 		}
 		if j, dup := ids[r.ID]; dup && r.ID != "" {
 			v.Add(p+"/id", "rule id %q is already used by /rules/%d", r.ID, j)

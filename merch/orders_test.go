@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/vocab"
 )
 
@@ -60,7 +60,7 @@ func TestOrdersValidation(t *testing.T) {
 			{ID: "R-1", Name: "same id as a decline rule", BudgetAtLeast: &Threshold{Currency: "usd", Amount: -1}},
 			{ID: "OD-2", Name: "nothing to hold on"},
 		}}}
-	var v problem.Invalid
+	var v jsonfield.Invalid
 	if !errors.As(rb.Validate(), &v) {
 		t.Fatal("an invalid orders section was accepted")
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/vocab"
 )
@@ -126,7 +126,7 @@ type Action struct {
 // Validate checks the whole document and returns every failure, each with
 // a JSON pointer. A rulebook with any failure must be refused whole.
 func (rb *Rulebook) Validate() error {
-	var v problem.Invalid
+	var v jsonfield.Invalid
 	if rb == nil {
 		v.Add("", "rulebook is missing")
 		return v
@@ -137,7 +137,7 @@ func (rb *Rulebook) Validate() error {
 	validateVoice(&v, rb.Voice)
 	ids := map[string]int{}
 	for i, r := range rb.Rules {
-		p := problem.Pointer("rules", i)
+		p := jsonfield.Pointer("rules", i)
 		validateRule(&v, p, r)
 		if r.ID != "" {
 			if j, dup := ids[r.ID]; dup {
@@ -152,7 +152,7 @@ func (rb *Rulebook) Validate() error {
 	return v.Err()
 }
 
-func validateVoice(v *problem.Invalid, vo vocab.Voice) {
+func validateVoice(v *jsonfield.Invalid, vo vocab.Voice) {
 	if n := len([]rune(vo.SellerName)); n > vocab.MaxSellerName {
 		v.Add("/voice/seller_name", "seller name is %d characters; the limit is %d", n, vocab.MaxSellerName)
 	}
@@ -165,7 +165,7 @@ func validateVoice(v *problem.Invalid, vo vocab.Voice) {
 	}
 	sort.Strings(slugs)
 	for _, s := range slugs {
-		p := problem.Pointer("voice", "templates", s)
+		p := jsonfield.Pointer("voice", "templates", s)
 		if _, err := vocab.ParseSlug(s); err != nil {
 			v.Add(p, "%v", err)
 			continue
@@ -176,12 +176,12 @@ func validateVoice(v *problem.Invalid, vo vocab.Voice) {
 	}
 }
 
-func validateRule(v *problem.Invalid, p string, r Rule) {
+func validateRule(v *jsonfield.Invalid, p string, r Rule) {
 	checkText(v, p+"/id", "id", r.ID, 128, true)
 	checkText(v, p+"/name", "name", r.Name, 200, true)
 	checkText(v, p+"/notes", "notes", r.Notes, 4000, false)
 	for i, t := range r.ConfidentialTerms {
-		checkText(v, problem.Join(p, "confidential_terms", i), "confidential term", t, 200, true)
+		checkText(v, jsonfield.Join(p, "confidential_terms", i), "confidential term", t, 200, true)
 	}
 	if n := validateCondition(v, p+"/when", r.When); n == 0 {
 		v.Add(p+"/when", "condition has no predicate; a rule must say when it fires")
@@ -191,7 +191,7 @@ func validateRule(v *problem.Invalid, p string, r Rule) {
 
 // validateCondition checks a condition at pointer wp and returns how many
 // predicates it has besides the channel scope.
-func validateCondition(v *problem.Invalid, wp string, c Condition) int {
+func validateCondition(v *jsonfield.Invalid, wp string, c Condition) int {
 	checkEnum(v, wp+"/channels", c.Channels, adcp.IsChannel, "channel")
 	n := 0
 	if c.BudgetBelow != nil {
@@ -205,10 +205,10 @@ func validateCondition(v *problem.Invalid, wp string, c Condition) int {
 		}
 		for _, ch := range sortedKeys(c.BudgetBelow.PerChannel) {
 			if !adcp.IsChannel(ch) {
-				v.Add(problem.Join(bp, "per_channel", ch), "%q is not an AdCP channel", ch)
+				v.Add(jsonfield.Join(bp, "per_channel", ch), "%q is not an AdCP channel", ch)
 			}
 			if c.BudgetBelow.PerChannel[ch] < 0 {
-				v.Add(problem.Join(bp, "per_channel", ch), "minimum must not be negative")
+				v.Add(jsonfield.Join(bp, "per_channel", ch), "minimum must not be negative")
 			}
 		}
 	}
@@ -221,7 +221,7 @@ func validateCondition(v *problem.Invalid, wp string, c Condition) int {
 		n++
 		checkNonEmpty(v, wp+"/sold_out", c.SoldOut)
 		for i, w := range c.SoldOut {
-			ip := problem.Join(wp, "sold_out", i)
+			ip := jsonfield.Join(wp, "sold_out", i)
 			if w.Start.IsZero() {
 				v.Add(ip+"/start", "start date is required")
 			}
@@ -254,14 +254,14 @@ func validateCondition(v *problem.Invalid, wp string, c Condition) int {
 		n++
 		checkNonEmpty(v, wp+"/industries", c.Industries)
 		for i, s := range c.Industries {
-			checkText(v, problem.Join(wp, "industries", i), "industry", s, 100, true)
+			checkText(v, jsonfield.Join(wp, "industries", i), "industry", s, 100, true)
 		}
 	}
 	if c.Keywords != nil {
 		n++
 		checkNonEmpty(v, wp+"/keywords", c.Keywords)
 		for i, s := range c.Keywords {
-			checkText(v, problem.Join(wp, "keywords", i), "keyword", s, 100, true)
+			checkText(v, jsonfield.Join(wp, "keywords", i), "keyword", s, 100, true)
 		}
 	}
 	if c.BrandDomains != nil {
@@ -282,7 +282,7 @@ func validateCondition(v *problem.Invalid, wp string, c Condition) int {
 	return n
 }
 
-func validateAction(v *problem.Invalid, ap string, r Rule) {
+func validateAction(v *jsonfield.Invalid, ap string, r Rule) {
 	entry, ok := vocab.Lookup(r.Decline.Slug)
 	if !ok {
 		v.Add(ap+"/slug", "%q is not a published decline slug (want one of %s)", r.Decline.Slug, strings.Join(vocab.Slugs(), ", "))
@@ -292,7 +292,7 @@ func validateAction(v *problem.Invalid, ap string, r Rule) {
 	}
 	seen := map[vocab.SuggestionKind]bool{}
 	for i, k := range r.Decline.Suggest {
-		kp := problem.Join(ap, "suggest", i)
+		kp := jsonfield.Join(ap, "suggest", i)
 		if _, err := vocab.ParseSuggestionKind(string(k)); err != nil {
 			v.Add(kp, "%v", err)
 			continue
@@ -307,7 +307,7 @@ func validateAction(v *problem.Invalid, ap string, r Rule) {
 	}
 }
 
-func checkText(v *problem.Invalid, p, what, s string, max int, required bool) {
+func checkText(v *jsonfield.Invalid, p, what, s string, max int, required bool) {
 	if required && strings.TrimSpace(s) == "" {
 		v.Add(p, "%s is required", what)
 		return
@@ -317,16 +317,16 @@ func checkText(v *problem.Invalid, p, what, s string, max int, required bool) {
 	}
 }
 
-func checkNonEmpty[T any](v *problem.Invalid, p string, list []T) {
+func checkNonEmpty[T any](v *jsonfield.Invalid, p string, list []T) {
 	if len(list) == 0 {
 		v.Add(p, "list must not be empty; leave the predicate out instead")
 	}
 }
 
-func checkEnum(v *problem.Invalid, p string, list []string, ok func(string) bool, what string) {
+func checkEnum(v *jsonfield.Invalid, p string, list []string, ok func(string) bool, what string) {
 	for i, s := range list {
 		if !ok(s) {
-			v.Add(problem.Join(p, i), "%q is not a valid %s", s, what)
+			v.Add(jsonfield.Join(p, i), "%q is not a valid %s", s, what)
 		}
 	}
 }
@@ -345,7 +345,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // the same dimension but share nothing, so every value would be declined by
 // one or the other; and two budget floors for the same channel and currency
 // that disagree.
-func validateContradictions(v *problem.Invalid, rb *Rulebook) {
+func validateContradictions(v *jsonfield.Invalid, rb *Rulebook) {
 	type offer struct {
 		idx  int
 		list []string
@@ -373,7 +373,7 @@ func validateContradictions(v *problem.Invalid, rb *Rulebook) {
 		for a := 0; a < len(offers); a++ {
 			for b := a + 1; b < len(offers); b++ {
 				if len(intersect(offers[a].list, offers[b].list)) == 0 {
-					v.Add(problem.Pointer("rules", offers[b].idx, "when", d.name),
+					v.Add(jsonfield.Pointer("rules", offers[b].idx, "when", d.name),
 						"contradicts /rules/%d/when/%s: the two lists share nothing, so every value would be declined by one of the rules",
 						offers[a].idx, d.name)
 				}
@@ -393,7 +393,7 @@ func validateContradictions(v *problem.Invalid, rb *Rulebook) {
 		for _, ch := range sortedKeys(b.PerChannel) {
 			key := b.Currency + "/" + ch
 			if f, ok := floors[key]; ok && f.min != b.PerChannel[ch] {
-				v.Add(problem.Pointer("rules", i, "when", "budget_below", "per_channel", ch),
+				v.Add(jsonfield.Pointer("rules", i, "when", "budget_below", "per_channel", ch),
 					"contradicts /rules/%d: %s minimum for %s is %g there and %g here",
 					f.idx, b.Currency, ch, f.min, b.PerChannel[ch])
 			} else if !ok {
@@ -438,7 +438,7 @@ func onlyPredicate(c Condition) string {
 // names anything confidential is judged by the screen the saved rulebook
 // would serve with, which needs the catalogue too (products.LintVoice).
 func (rb *Rulebook) Lint() error {
-	var v problem.Invalid
+	var v jsonfield.Invalid
 	if rb == nil {
 		return nil
 	}
@@ -449,7 +449,7 @@ func (rb *Rulebook) Lint() error {
 	sort.Strings(slugs)
 	for _, s := range slugs {
 		if err := vocab.LintTemplate(rb.Voice.Templates[vocab.Slug(s)]); err != nil {
-			v.Add(problem.Pointer("voice", "templates", s), "%v", err)
+			v.Add(jsonfield.Pointer("voice", "templates", s), "%v", err)
 		}
 	}
 	return v.Err()

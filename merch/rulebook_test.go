@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/merch"
-	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/vocab"
 )
 
@@ -52,9 +52,9 @@ func pointers(t *testing.T, err error) []string {
 	if err == nil {
 		return nil
 	}
-	var inv problem.Invalid
+	var inv jsonfield.Invalid
 	if !errors.As(err, &inv) {
-		t.Fatalf("Validate() error is %T, want problem.Invalid", err)
+		t.Fatalf("Validate() error is %T, want jsonfield.Invalid", err)
 	}
 	var out []string
 	for _, f := range inv {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/sanitize"
 )
 
@@ -78,7 +78,7 @@ func walkStrings(v any, ptr string, freeKeys bool, fn func(ptr, s string) bool) 
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			p := problem.Join(ptr, k)
+			p := jsonfield.Join(ptr, k)
 			if freeKeys && fn(p, k) {
 				return true
 			}

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/merch"
-	"github.com/storefront/storefront/problem"
 	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/vocab"
 )
@@ -21,8 +21,8 @@ import (
 
 // LintProduct reports each buyer-visible string of p that one of screens
 // would change, with its JSON pointer relative to the product.
-func LintProduct(p Product, screens ...*sanitize.Screen) problem.Invalid {
-	var v problem.Invalid
+func LintProduct(p Product, screens ...*sanitize.Screen) jsonfield.Invalid {
+	var v jsonfield.Invalid
 	for _, f := range wire(p, nil) {
 		if f.name == "format_ids" {
 			// Derived from format_options, whose own strings are checked.
@@ -59,8 +59,8 @@ func ServedChange(screen *sanitize.Screen, s string) string {
 
 // LintVoice reports a seller name or template of rb that screen would
 // change when a decline is served, with pointers into the rulebook.
-func LintVoice(rb *merch.Rulebook, screen *sanitize.Screen) problem.Invalid {
-	var v problem.Invalid
+func LintVoice(rb *merch.Rulebook, screen *sanitize.Screen) jsonfield.Invalid {
+	var v jsonfield.Invalid
 	if rb == nil {
 		return v
 	}
@@ -81,7 +81,7 @@ func LintVoice(rb *merch.Rulebook, screen *sanitize.Screen) problem.Invalid {
 	for _, s := range slugs {
 		lit := vocab.TemplateLiteral(rb.Voice.Templates[vocab.Slug(s)])
 		if d := ServedChange(screen, lit); d != "" {
-			v.Add(problem.Pointer("voice", "templates", s), "buyers would not be shown this template as saved: %s", d)
+			v.Add(jsonfield.Pointer("voice", "templates", s), "buyers would not be shown this template as saved: %s", d)
 		}
 	}
 	return v
@@ -92,7 +92,7 @@ func LintVoice(rb *merch.Rulebook, screen *sanitize.Screen) problem.Invalid {
 // saved state would serve with, and the catalogue against the confidential
 // terms the rulebook adds. A product the new terms would change is
 // reported at the rule field that holds the term.
-func LintRulebook(pub Publisher, rb, previous *merch.Rulebook, catalogue []Product) problem.Invalid {
+func LintRulebook(pub Publisher, rb, previous *merch.Rulebook, catalogue []Product) jsonfield.Invalid {
 	v := LintVoice(rb, ServingScreen(pub, rb, catalogue))
 	added, where := addedTerms(rb, previous)
 	if len(added) == 0 || len(catalogue) == 0 {
@@ -144,11 +144,11 @@ func addedTerms(rb, previous *merch.Rulebook) ([]sanitize.Term, map[string]strin
 		return nil, where
 	}
 	for i, r := range rb.Rules {
-		note(problem.Pointer("rules", i), r)
+		note(jsonfield.Pointer("rules", i), r)
 	}
 	if rb.Orders != nil {
 		for i, r := range rb.Orders.Review {
-			note(problem.Pointer("orders", "review", i), merch.Rule{ID: r.ID, Name: r.Name, Notes: r.Notes, ConfidentialTerms: r.ConfidentialTerms})
+			note(jsonfield.Pointer("orders", "review", i), merch.Rule{ID: r.ID, Name: r.Name, Notes: r.Notes, ConfidentialTerms: r.ConfidentialTerms})
 		}
 	}
 	return added, where
@@ -166,7 +166,7 @@ func termField(t sanitize.Term, r merch.Rule) string {
 	}
 	for i, c := range r.ConfidentialTerms {
 		if c == t.Value {
-			return problem.Pointer("confidential_terms", i)
+			return jsonfield.Pointer("confidential_terms", i)
 		}
 	}
 	return ""

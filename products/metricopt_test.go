@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/storefront/storefront/internal/spectest"
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 )
 
 // TestMetricOptimizationEnums pins the enums Validate accepts to the
@@ -65,7 +65,7 @@ func TestMetricOptimizationValidate(t *testing.T) {
 			[]string{"/metric_optimization/supported_reach_units/0", "/metric_optimization/supported_targets/0", "/metric_optimization/supported_view_durations/0"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var v problem.Invalid
+			var v jsonfield.Invalid
 			c.mo.validate(&v)
 			var got []string
 			for _, f := range v {

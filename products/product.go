@@ -8,7 +8,7 @@ import (
 
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/field"
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 )
 
 // Product is one catalogue entry: the AdCP product fields plus the
@@ -127,7 +127,7 @@ func (p *Product) FormatKinds() []string {
 // Validate checks a product and returns every failure with a JSON pointer
 // relative to the product.
 func (p *Product) Validate() error {
-	var v problem.Invalid
+	var v jsonfield.Invalid
 	req := func(ptr, what, s string, max int) {
 		if strings.TrimSpace(s) == "" {
 			v.Add(ptr, "%s is required", what)
@@ -150,7 +150,7 @@ func (p *Product) Validate() error {
 		v.Add("/publisher_properties", "at least one publisher property is required")
 	}
 	for i, pp := range p.PublisherProperties {
-		ptr := problem.Pointer("publisher_properties", i)
+		ptr := jsonfield.Pointer("publisher_properties", i)
 		if !adcp.IsDomain(pp.PublisherDomain) {
 			v.Add(ptr+"/publisher_domain", "%q is not a lower-case domain name", pp.PublisherDomain)
 		}
@@ -173,7 +173,7 @@ func (p *Product) Validate() error {
 	}
 	for i, ch := range p.Channels {
 		if !adcp.IsChannel(ch) {
-			v.Add(problem.Pointer("channels", i), "%q is not an AdCP channel", ch)
+			v.Add(jsonfield.Pointer("channels", i), "%q is not an AdCP channel", ch)
 		}
 	}
 	if len(p.FormatOptions) == 0 {
@@ -181,7 +181,7 @@ func (p *Product) Validate() error {
 	}
 	ids := map[string]bool{}
 	for i, f := range p.FormatOptions {
-		ptr := problem.Pointer("format_options", i)
+		ptr := jsonfield.Pointer("format_options", i)
 		if !adcp.IsFormatKind(f.FormatKind) || f.FormatKind == "custom" {
 			v.Add(ptr+"/format_kind", "%q is not a canonical format kind the catalogue accepts", f.FormatKind)
 		}
@@ -204,7 +204,7 @@ func (p *Product) Validate() error {
 	}
 	pids := map[string]bool{}
 	for i, po := range p.PricingOptions {
-		ptr := problem.Pointer("pricing_options", i)
+		ptr := jsonfield.Pointer("pricing_options", i)
 		if strings.TrimSpace(po.PricingOptionID) == "" {
 			v.Add(ptr+"/pricing_option_id", "pricing_option_id is required")
 		} else if pids[po.PricingOptionID] {
@@ -243,12 +243,12 @@ func (p *Product) Validate() error {
 	}
 	for i, f := range rc.AvailableReportingFrequencies {
 		if !oneOf(reportingFrequencies, f) {
-			v.Add(problem.Pointer("reporting_capabilities", "available_reporting_frequencies", i), "%q is not a reporting frequency", f)
+			v.Add(jsonfield.Pointer("reporting_capabilities", "available_reporting_frequencies", i), "%q is not a reporting frequency", f)
 		}
 	}
 	for i, m := range rc.AvailableMetrics {
 		if !oneOf(availableMetrics, m) {
-			v.Add(problem.Pointer("reporting_capabilities", "available_metrics", i), "%q is not an AdCP metric", m)
+			v.Add(jsonfield.Pointer("reporting_capabilities", "available_metrics", i), "%q is not an AdCP metric", m)
 		}
 	}
 	if rc.Timezone == "" {
@@ -262,12 +262,12 @@ func (p *Product) Validate() error {
 	}
 	for i, t := range p.VideoPlacementTypes {
 		if !oneOf(videoPlacementTypes, t) {
-			v.Add(problem.Pointer("video_placement_types", i), "%q is not a video placement type", t)
+			v.Add(jsonfield.Pointer("video_placement_types", i), "%q is not a video placement type", t)
 		}
 	}
 	for i, t := range p.AudioDistributionTypes {
 		if !oneOf(audioDistribution, t) {
-			v.Add(problem.Pointer("audio_distribution_types", i), "%q is not an audio distribution type", t)
+			v.Add(jsonfield.Pointer("audio_distribution_types", i), "%q is not an audio distribution type", t)
 		}
 	}
 	if p.Exclusivity != "" && !oneOf(exclusivities, p.Exclusivity) {
@@ -279,11 +279,11 @@ func (p *Product) Validate() error {
 	}
 	for i, c := range p.Countries {
 		if !adcp.IsCountry(c) {
-			v.Add(problem.Pointer("countries", i), "%q is not an ISO 3166-1 alpha-2 country code", c)
+			v.Add(jsonfield.Pointer("countries", i), "%q is not an ISO 3166-1 alpha-2 country code", c)
 		}
 	}
 	for i, w := range p.Availability {
-		ptr := problem.Pointer("availability", i)
+		ptr := jsonfield.Pointer("availability", i)
 		if w.Start.IsZero() || w.End.IsZero() {
 			v.Add(ptr, "an availability window needs start and end")
 		} else if w.End.Before(w.Start) {
@@ -340,12 +340,12 @@ var (
 	optimizationTargets = []string{"cost_per", "threshold_rate"}
 )
 
-func (mo *MetricOptimization) validate(v *problem.Invalid) {
+func (mo *MetricOptimization) validate(v *jsonfield.Invalid) {
 	const at = "/metric_optimization"
 	enum := func(field string, values, allowed []string) {
 		for i, x := range values {
 			if !slices.Contains(allowed, x) {
-				v.Add(problem.Pointer("metric_optimization", field, i), "%q is not one of %s", x, strings.Join(allowed, ", "))
+				v.Add(jsonfield.Pointer("metric_optimization", field, i), "%q is not one of %s", x, strings.Join(allowed, ", "))
 			}
 		}
 	}
@@ -360,7 +360,7 @@ func (mo *MetricOptimization) validate(v *problem.Invalid) {
 	}
 	for i, d := range mo.SupportedViewDurations {
 		if !(d > 0) {
-			v.Add(problem.Pointer("metric_optimization", "supported_view_durations", i), "a view duration must be more than 0 seconds")
+			v.Add(jsonfield.Pointer("metric_optimization", "supported_view_durations", i), "a view duration must be more than 0 seconds")
 		}
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 )
 
 func TestProductValidate(t *testing.T) {
@@ -45,7 +45,7 @@ func TestProductValidate(t *testing.T) {
 			test.edit(&p)
 			var got []string
 			if err := p.Validate(); err != nil {
-				var inv problem.Invalid
+				var inv jsonfield.Invalid
 				if !errors.As(err, &inv) {
 					t.Fatalf("Validate() error is %T", err)
 				}

@@ -14,7 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 )
 
 // Limits on what a request may carry. They bound work per request; a
@@ -137,7 +137,7 @@ type PageRequest struct {
 
 // RequestError is a request the storefront will not act on. Each of its
 // problems carries its AdCP code and the field as AdCP names it (Path).
-type RequestError struct{ Problems problem.Invalid }
+type RequestError struct{ Problems jsonfield.Invalid }
 
 func (e *RequestError) Error() string {
 	parts := make([]string, len(e.Problems))
@@ -167,11 +167,11 @@ func DecodeRequest(args []byte) (req *Request, err error) {
 	d := &decoder{}
 	defer func() {
 		if p := recover(); p != nil {
-			req, err = nil, &RequestError{Problems: problem.Invalid{problem.Fault(adcp.InvalidRequest, "", "the request could not be decoded")}}
+			req, err = nil, &RequestError{Problems: jsonfield.Invalid{jsonfield.Fault(adcp.InvalidRequest, "", "the request could not be decoded")}}
 		}
 	}()
 	if len(args) > MaxArgsBytes {
-		return nil, &RequestError{Problems: problem.Invalid{problem.Fault(adcp.InvalidRequest, "", fmt.Sprintf("the request is larger than %d bytes", MaxArgsBytes))}}
+		return nil, &RequestError{Problems: jsonfield.Invalid{jsonfield.Fault(adcp.InvalidRequest, "", fmt.Sprintf("the request is larger than %d bytes", MaxArgsBytes))}}
 	}
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 {
@@ -184,7 +184,7 @@ func DecodeRequest(args []byte) (req *Request, err error) {
 		if errors.As(err, &se) {
 			msg = "the request is not valid JSON"
 		}
-		return nil, &RequestError{Problems: problem.Invalid{problem.Fault(adcp.InvalidRequest, "", msg)}}
+		return nil, &RequestError{Problems: jsonfield.Invalid{jsonfield.Fault(adcp.InvalidRequest, "", msg)}}
 	}
 	// Text first, from the raw bytes: once decoded, invalid UTF-8 reads
 	// as U+FFFD and could be served as if the buyer had sent it.
@@ -619,15 +619,15 @@ func decodeFilters(o object) Filters {
 }
 
 // decoder collects a request's faults, the first 20 of them.
-type decoder struct{ errs problem.Invalid }
+type decoder struct{ errs jsonfield.Invalid }
 
-func (d *decoder) fault(f problem.Field) {
+func (d *decoder) fault(f jsonfield.Field) {
 	if len(d.errs) < 20 {
 		d.errs = append(d.errs, f)
 	}
 }
 
-func (d *decoder) add(code adcp.Code, field, msg string) { d.fault(problem.Fault(code, field, msg)) }
+func (d *decoder) add(code adcp.Code, field, msg string) { d.fault(jsonfield.Fault(code, field, msg)) }
 
 func (d *decoder) invalid(field, msg string) { d.add(adcp.InvalidRequest, field, msg) }
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/sanitize"
 )
 
@@ -125,7 +125,7 @@ func (p *Product) signalPools() []signalPool {
 			continue
 		}
 		byGroup[g.SelectionGroup] = len(groups)
-		groups = append(groups, signalPool{ptr: problem.Pointer("signal_targeting_rules", "selection_group_rules", i), mode: g.SelectionMode, min: minSelected(g.SelectionMode, g.MinSelectedSignals)})
+		groups = append(groups, signalPool{ptr: jsonfield.Pointer("signal_targeting_rules", "selection_group_rules", i), mode: g.SelectionMode, min: minSelected(g.SelectionMode, g.MinSelectedSignals)})
 	}
 	for i := range p.SignalTargetingOptions {
 		o := &p.SignalTargetingOptions[i]
@@ -236,7 +236,7 @@ func (c *Catalogue) currencyPass(currencies []string) bitset {
 }
 
 // validateSignals checks the signal targeting fields into v.
-func (p *Product) validateSignals(v *problem.Invalid) {
+func (p *Product) validateSignals(v *jsonfield.Invalid) {
 	if (len(p.SignalTargetingOptions) > 0 || p.SignalTargetingRules != nil) && !p.SignalTargetingAllowed {
 		v.Add("/signal_targeting_allowed", "signal_targeting_allowed must be true when signal_targeting_options or signal_targeting_rules are set")
 	}
@@ -244,7 +244,7 @@ func (p *Product) validateSignals(v *problem.Invalid) {
 	groups := map[string]bool{}
 	for i := range p.SignalTargetingOptions {
 		o := &p.SignalTargetingOptions[i]
-		ptr := problem.Pointer("signal_targeting_options", i)
+		ptr := jsonfield.Pointer("signal_targeting_options", i)
 		o.validate(v, ptr)
 		if seen[o.SignalRef] {
 			v.Add(ptr+"/signal_ref", "signal %q is offered twice", o.SignalRef.SignalID)
@@ -266,7 +266,7 @@ func (p *Product) validateSignals(v *problem.Invalid) {
 	}
 }
 
-func (o *SignalOption) validate(v *problem.Invalid, ptr string) {
+func (o *SignalOption) validate(v *jsonfield.Invalid, ptr string) {
 	ref := o.SignalRef
 	rp := ptr + "/signal_ref"
 	if !signalIDRE.MatchString(ref.SignalID) || len(ref.SignalID) > maxIdentifier {
@@ -336,7 +336,7 @@ func (o *SignalOption) validate(v *problem.Invalid, ptr string) {
 	}
 	for i, m := range o.AllowedTargetingModes {
 		if (m != "include" && m != "exclude") || oneOf(o.AllowedTargetingModes[:i], m) {
-			v.Add(problem.Join(ptr, "allowed_targeting_modes", i), "targeting modes are include or exclude, each once")
+			v.Add(jsonfield.Join(ptr, "allowed_targeting_modes", i), "targeting modes are include or exclude, each once")
 		}
 	}
 	if o.PricingOptions != nil && len(o.PricingOptions) == 0 {
@@ -344,7 +344,7 @@ func (o *SignalOption) validate(v *problem.Invalid, ptr string) {
 	}
 	ids := map[string]bool{}
 	for i, sp := range o.PricingOptions {
-		pp := problem.Join(ptr, "pricing_options", i)
+		pp := jsonfield.Join(ptr, "pricing_options", i)
 		if strings.TrimSpace(sp.PricingOptionID) == "" || len(sp.PricingOptionID) > maxIdentifier {
 			v.Add(pp+"/pricing_option_id", "pricing_option_id is required")
 		} else if ids[sp.PricingOptionID] {
@@ -355,7 +355,7 @@ func (o *SignalOption) validate(v *problem.Invalid, ptr string) {
 	}
 }
 
-func (sp SignalPrice) validate(v *problem.Invalid, ptr string) {
+func (sp SignalPrice) validate(v *jsonfield.Invalid, ptr string) {
 	if !adcp.IsCurrency(sp.Currency) {
 		v.Add(ptr+"/currency", "currency must be an ISO 4217 code such as USD")
 	}
@@ -419,7 +419,7 @@ func (sp SignalPrice) validate(v *problem.Invalid, ptr string) {
 	}
 }
 
-func (r *SignalRules) validate(v *problem.Invalid, groups map[string]bool) {
+func (r *SignalRules) validate(v *jsonfield.Invalid, groups map[string]bool) {
 	const ptr = "/signal_targeting_rules"
 	if r.ResolutionModel != "" && r.ResolutionModel != "direct_targeting" && r.ResolutionModel != "seller_planned" {
 		v.Add(ptr+"/resolution_model", "resolution_model must be direct_targeting or seller_planned")
@@ -438,7 +438,7 @@ func (r *SignalRules) validate(v *problem.Invalid, groups map[string]bool) {
 	}
 	seen := map[string]bool{}
 	for i, g := range r.SelectionGroupRules {
-		gp := problem.Pointer("signal_targeting_rules", "selection_group_rules", i)
+		gp := jsonfield.Pointer("signal_targeting_rules", "selection_group_rules", i)
 		switch {
 		case g.SelectionGroup == "":
 			v.Add(gp+"/selection_group", "selection_group is required")
@@ -455,7 +455,7 @@ func (r *SignalRules) validate(v *problem.Invalid, groups map[string]bool) {
 	}
 }
 
-func validSelection(v *problem.Invalid, ptr, mode string, min, max *int) {
+func validSelection(v *jsonfield.Invalid, ptr, mode string, min, max *int) {
 	if mode != "" && mode != "optional" && mode != "required" && mode != "fixed" {
 		v.Add(ptr+"/selection_mode", "selection_mode must be optional, required or fixed")
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/sanitize"
 )
 
@@ -167,7 +167,7 @@ func TestValidateSignals(t *testing.T) {
 		}), []string{"/signal_targeting_rules/selection_group_rules/0/selection_group"}},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			var inv problem.Invalid
+			var inv jsonfield.Invalid
 			if err := test.p.Validate(); !errors.As(err, &inv) {
 				t.Fatalf("Validate() = %v, want field problems", err)
 			}
@@ -191,7 +191,7 @@ func TestDecodeSignalFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back Product
-	if err := problem.Decode(b, &back); err != nil {
+	if err := jsonfield.Decode(b, &back); err != nil {
 		t.Fatalf("a product's own JSON does not decode: %v", err)
 	}
 	if diff := cmp.Diff(p, back); diff != "" {
@@ -201,7 +201,7 @@ func TestDecodeSignalFields(t *testing.T) {
 	_ = json.Unmarshal(b, &m)
 	m["signal_targeting_options"].([]any)[0].(map[string]any)["demographic_predicate"] = map[string]any{"age": map[string]any{"min": 18}}
 	b, _ = json.Marshal(m)
-	if err := problem.Decode(b, &back); err == nil {
+	if err := jsonfield.Decode(b, &back); err == nil {
 		t.Error("a signal option with demographic_predicate decoded; the catalogue does not model it")
 	}
 }

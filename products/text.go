@@ -6,7 +6,7 @@ import (
 
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/field"
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 )
 
 // opaque marks the buyer's own objects in a request, kept and echoed as
@@ -31,16 +31,16 @@ func opaque(p field.Path) bool {
 // VALIDATION_ERROR naming its field. With nulls, a null array element is an
 // INVALID_REQUEST too (a caller whose decoder reports nulls itself leaves
 // it out).
-func TextProblems(args []byte, nulls bool) problem.Invalid {
-	var out problem.Invalid
+func TextProblems(args []byte, nulls bool) jsonfield.Invalid {
+	var out jsonfield.Invalid
 	for _, f := range field.Scan(args, opaque) {
 		if errors.Is(f.Err, field.ErrNull) {
 			if nulls {
-				out = append(out, problem.FaultAt(adcp.InvalidRequest, f.Path, describe(f)))
+				out = append(out, jsonfield.FaultAt(adcp.InvalidRequest, f.Path, describe(f)))
 			}
 			continue
 		}
-		out = append(out, problem.FaultAt(adcp.ValidationError, f.Path, describe(f)))
+		out = append(out, jsonfield.FaultAt(adcp.ValidationError, f.Path, describe(f)))
 	}
 	return out
 }

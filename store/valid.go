@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/storefront/storefront/field"
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/products"
 )
 
@@ -16,12 +16,12 @@ import (
 // alphabet, a domain that is not a hostname, a name past its length. Both
 // stores check every write with the functions below before anything is
 // written, so they refuse the same input the same way, whichever caller
-// built it; the error also holds a problem.Invalid (errors.As) naming each
+// built it; the error also holds a jsonfield.Invalid (errors.As) naming each
 // field of the record at fault.
 var ErrInvalid = errors.New("invalid value")
 
 // refuse is v as an ErrInvalid, or nil.
-func refuse(v problem.Invalid) error {
+func refuse(v jsonfield.Invalid) error {
 	if len(v) == 0 {
 		return nil
 	}
@@ -30,7 +30,7 @@ func refuse(v problem.Invalid) error {
 
 // CheckPublisher checks a publisher's settings.
 func CheckPublisher(p products.Publisher) error {
-	var v problem.Invalid
+	var v jsonfield.Invalid
 	v.Check("/id", field.Identifier(p.ID))
 	v.Check("/name", field.Name.Check(p.Name))
 	v.Check("/domain", field.Hostname(p.Domain))
@@ -39,7 +39,7 @@ func CheckPublisher(p products.Publisher) error {
 
 // CheckAccount checks an account; an empty id is one the store assigns.
 func CheckAccount(a Account) error {
-	var v problem.Invalid
+	var v jsonfield.Invalid
 	if a.ID != "" {
 		v.Check("/account_id", field.Identifier(a.ID))
 	}
@@ -54,7 +54,7 @@ func CheckAccount(a Account) error {
 // a name; a buyer without an operator acts for none); an admin token's
 // buyer is dropped, not checked.
 func CheckToken(t Token) error {
-	var v problem.Invalid
+	var v jsonfield.Invalid
 	if t.ID != "" {
 		v.Check("/id", field.Identifier(t.ID))
 	}
@@ -68,7 +68,7 @@ func CheckToken(t Token) error {
 			v.Check("/buyer/operator", field.Hostname(b.Operator))
 		}
 		for i, a := range b.Accounts {
-			v.Check(problem.Pointer("buyer", "accounts", i), field.Identifier(a))
+			v.Check(jsonfield.Pointer("buyer", "accounts", i), field.Identifier(a))
 		}
 	}
 	return refuse(v)
@@ -76,7 +76,7 @@ func CheckToken(t Token) error {
 
 // CheckChange checks who made a versioned change and the note saying why.
 func CheckChange(author, note string) error {
-	var v problem.Invalid
+	var v jsonfield.Invalid
 	v.Check("/author", field.Label.Check(author))
 	v.Check("/note", field.Note.Check(note))
 	return refuse(v)
@@ -89,7 +89,7 @@ func CheckChange(author, note string) error {
 // with it. (Audit records are cleaned instead, never refused: see
 // audit.Clean.)
 func CheckStored(records ...any) error {
-	var v problem.Invalid
+	var v jsonfield.Invalid
 	for _, r := range records {
 		v.Faults("", field.Value(r))
 	}

@@ -62,9 +62,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/storefront/storefront/a2aserver"
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/schemas"
+	"github.com/storefront/storefront/transport/a2aserver"
 	"github.com/storefront/storefront/vocab"
 )
 

@@ -23,7 +23,7 @@ const module = "github.com/storefront/storefront/"
 var layers = [][]string{
 	// Vocabulary and mechanisms with no business in them: protocol facts,
 	// text rules, the screen, hash chains, the clock, limits, panics.
-	{"adcp", "vocab", "field", "problem", "sanitize", "ledger", "audit", "metrics", "console/chart",
+	{"adcp", "vocab", "field", "jsonfield", "sanitize", "ledger", "audit", "metrics", "console/chart",
 		"internal/clock", "internal/cputime", "internal/jsonrpc", "internal/limit", "internal/origin",
 		"internal/recovery", "internal/requestid", "internal/requestschema", "internal/verbatim", "store/keyring"},
 	// The decisions: the rulebook and its evaluation, the decline composer,
@@ -40,7 +40,7 @@ var layers = [][]string{
 	// The stores, and the buyer-facing tools every transport serves.
 	{"store/memstore", "store/pgstore", "agent"},
 	// The transports and the publishers' surfaces.
-	{"mcpserver", "a2aserver", "internal/rpcauth", "admin", "console", "server"},
+	{"transport/mcpserver", "transport/a2aserver", "internal/rpcauth", "admin", "console"},
 	// The program.
 	{"app", "bench", "cmd/storefront"},
 }

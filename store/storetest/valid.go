@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/audit"
-	"github.com/storefront/storefront/problem"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
 )
@@ -24,7 +24,7 @@ const (
 // wantInvalid fails unless err is store.ErrInvalid naming pointer.
 func wantInvalid(t *testing.T, call string, err error, pointer string) {
 	t.Helper()
-	var v problem.Invalid
+	var v jsonfield.Invalid
 	if !errors.Is(err, store.ErrInvalid) || !errors.As(err, &v) {
 		t.Errorf("%s = %v, want ErrInvalid", call, err)
 		return

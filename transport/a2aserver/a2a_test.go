@@ -24,11 +24,11 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/storefront/storefront/a2aserver"
 	"github.com/storefront/storefront/internal/kittest"
 	"github.com/storefront/storefront/internal/spectest"
 	"github.com/storefront/storefront/internal/testenv"
 	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/transport/a2aserver"
 	"github.com/storefront/storefront/vocab"
 )
 

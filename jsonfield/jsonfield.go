@@ -1,11 +1,12 @@
-// Package problem carries validation failures that point at the offending
-// field of a document (RFC 6901 JSON pointers), so the admin API can render
+// Package jsonfield points at the fields of JSON documents (RFC 6901
+// pointers), decodes documents strictly, and carries the validation
+// failures that point at an offending field, so the admin API can render
 // them as RFC 9457 problem details and the console can show each next to its
 // field. The buyer tasks report their requests' failures with the same type,
 // adding the AdCP error code and the field as AdCP errors name it. Of the
 // storefront it imports only field, whose text rules its decoder applies to
 // every string of a document, and adcp, for the codes.
-package problem
+package jsonfield
 
 import (
 	"fmt"

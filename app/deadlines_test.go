@@ -1,4 +1,4 @@
-package server
+package app
 
 import (
 	"context"
@@ -19,9 +19,9 @@ import (
 // is answered, whether or not it read a body; work past the write timeout
 // is cancelled and gets no answer; a bulk route outlives both.
 func TestDeadlines(t *testing.T) {
-	l := DefaultLimits
+	l := DefaultLimits()
 	l.ReadHeaderTimeout, l.ReadTimeout, l.WriteTimeout = time.Second, time.Second, 3*time.Second
-	s := &Server{cfg: Config{Addr: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, Echo: echo.New(), limits: l}
+	s := &Server{cfg: ServerConfig{Addr: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, Echo: echo.New(), limits: l}
 	s.Echo.Use(s.deadlines)
 	// work waits for d or for its request to be cancelled, and says which.
 	work := func(d time.Duration) echo.HandlerFunc {

@@ -1,4 +1,4 @@
-package server_test
+package app_test
 
 import (
 	"bufio"

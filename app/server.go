@@ -1,8 +1,9 @@
-// Package server is the storefront's HTTP surface: it mounts the buyer
+// This file is the storefront's HTTP surface: it mounts the buyer
 // transports, the admin API and console, health and metrics on one echo
 // instance, routes each request to its publisher, and shuts down
 // gracefully. It holds no business logic.
-package server
+
+package app
 
 import (
 	"context"
@@ -18,7 +19,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/storefront/storefront/a2aserver"
 	"github.com/storefront/storefront/admin"
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/console"
@@ -26,14 +26,15 @@ import (
 	"github.com/storefront/storefront/internal/origin"
 	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/internal/requestid"
-	"github.com/storefront/storefront/mcpserver"
 	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/signing"
 	"github.com/storefront/storefront/store"
+	"github.com/storefront/storefront/transport/a2aserver"
+	"github.com/storefront/storefront/transport/mcpserver"
 )
 
-// Config configures a server.
-type Config struct {
+// ServerConfig configures the HTTP server.
+type ServerConfig struct {
 	Addr string
 	// DefaultPublisher is served at the plain paths.
 	DefaultPublisher string
@@ -56,7 +57,7 @@ type Config struct {
 	// Metrics, when set, is served at /metrics.
 	Metrics http.Handler
 	// Limits bound connections and requests; the zero value means
-	// DefaultLimits.
+	// DefaultLimits().
 	Limits Limits
 	// MCPSDKOnly turns the MCP fast path for tools/call off: the SDK
 	// answers every request (mcpserver.Guard).
@@ -66,7 +67,7 @@ type Config struct {
 
 // Server is the running HTTP server.
 type Server struct {
-	cfg  Config
+	cfg  ServerConfig
 	Echo *echo.Echo
 	ln   net.Listener
 	http *http.Server
@@ -79,14 +80,14 @@ type Server struct {
 	readOnlyRoutes map[string]bool
 }
 
-// New builds the server and its routes.
-func New(cfg Config) *Server {
+// NewServer builds the server and its routes.
+func NewServer(cfg ServerConfig) *Server {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
 	s := &Server{cfg: cfg, Echo: e, limits: cfg.Limits}
 	if s.limits == (Limits{}) {
-		s.limits = DefaultLimits
+		s.limits = DefaultLimits()
 	}
 	s.origin = origin.Policy{PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, Listen: s.BaseURL}
 	e.HTTPErrorHandler = s.httpError

@@ -13,8 +13,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv/push"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
 
-	"github.com/storefront/storefront/a2aserver"
 	"github.com/storefront/storefront/internal/testenv"
+	"github.com/storefront/storefront/transport/a2aserver"
 )
 
 // The storefront serves A2A through a2a-go's JSON-RPC bindings only: its

@@ -1,4 +1,4 @@
-package server
+package app
 
 import (
 	"bytes"
@@ -44,8 +44,10 @@ type Limits struct {
 	MCPBody, A2ABody, AdminBody, ImportBody, ReadOnlyBody int64
 }
 
-// DefaultLimits are the limits serve uses unless told otherwise.
-var DefaultLimits = Limits{
+// DefaultLimits() returns the limits serve uses unless told otherwise.
+func DefaultLimits() Limits { return defaultLimits }
+
+var defaultLimits = Limits{
 	ReadHeaderTimeout: 10 * time.Second,
 	ReadTimeout:       30 * time.Second,
 	WriteTimeout:      60 * time.Second,

@@ -16,11 +16,11 @@ import (
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/internal/origin"
-	"github.com/storefront/storefront/mcpserver"
 	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/store/memstore"
+	"github.com/storefront/storefront/transport/mcpserver"
 )
 
 const panicValue = "xyzzy-internal-panic-detail"
