@@ -118,6 +118,21 @@ const BrandPath = "/.well-known/brand.json"
 
 type baseURLKey struct{}
 
+type publisherKey struct{}
+
+// WithPublisher returns ctx carrying the publisher a request is for, as
+// the HTTP server's routing found it, for the transports to hand to the
+// agent.
+func WithPublisher(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, publisherKey{}, id)
+}
+
+// PublisherOf is the publisher WithPublisher put in ctx, or "".
+func PublisherOf(ctx context.Context) string {
+	id, _ := ctx.Value(publisherKey{}).(string)
+	return id
+}
+
 // WithBaseURL returns ctx carrying the public URL of the publisher's agent
 // surfaces (the origin and the publisher's path prefix, with no trailing
 // slash), for answers that name the storefront's own URLs.

@@ -154,7 +154,7 @@ func (s *Server) publisher(param string) echo.MiddlewareFunc {
 				s.publishers.Store(id, true)
 			}
 			r := c.Request()
-			ctx := mcpserver.WithPublisher(r.Context(), id)
+			ctx := agent.WithPublisher(r.Context(), id)
 			ctx = agent.WithBaseURL(ctx, s.origin.Of(r)+prefix)
 			c.SetRequest(r.WithContext(ctx))
 			return next(c)

@@ -37,16 +37,20 @@ var layers = [][]string{
 	{"store"},
 	// Services built on the ports.
 	{"access", "tokens", "buying", "compliance", "backtest", "webhook", "signing", "governance", "demo"},
-	// The stores, and the buyer-facing tools every transport serves.
-	{"store/memstore", "store/pgstore", "agent"},
-	// The transports and the publishers' surfaces.
-	{"transport/mcpserver", "transport/a2aserver", "internal/rpcauth", "admin", "console"},
+	// The stores, and the buyer-facing tools every transport serves with
+	// the transports' shared authentication.
+	{"store/memstore", "store/pgstore", "agent", "internal/rpcauth"},
+	// The transports, which know nothing of each other.
+	{"transport/mcpserver", "transport/a2aserver"},
+	// The publishers' surfaces, whose previews show what each transport
+	// would send.
+	{"admin", "console"},
 	// The program.
 	{"app", "bench", "cmd/storefront"},
 }
 
 // apart are the layers whose packages may not import each other.
-var apart = map[int]bool{1: true}
+var apart = map[int]bool{1: true, 6: true}
 
 // tools are tests' helpers and generators: they may import anything, and
 // no production package may import them.

@@ -72,7 +72,7 @@ func guard(a *agent.Agent, pol origin.Policy, fast bool, next http.Handler, w ht
 	auth := r.Header.Get("Authorization")
 	for _, c := range calls {
 		var err error
-		if ctx, err = a.Admit(ctx, publisherFrom(ctx), auth, c.tool, c.args); err != nil {
+		if ctx, err = a.Admit(ctx, agent.PublisherOf(ctx), auth, c.tool, c.args); err != nil {
 			challenge(w, pol.Of(r)+r.URL.EscapedPath(), c.id, err)
 			return
 		}

@@ -23,18 +23,6 @@ import (
 	"github.com/storefront/storefront/internal/recovery"
 )
 
-type publisherKey struct{}
-
-// WithPublisher returns ctx carrying the publisher a request is for.
-func WithPublisher(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, publisherKey{}, id)
-}
-
-func publisherFrom(ctx context.Context) string {
-	id, _ := ctx.Value(publisherKey{}).(string)
-	return id
-}
-
 // New builds the MCP server for a.
 func New(a *agent.Agent, version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "storefront", Title: "Storefront AdCP seller agent", Version: version}, nil)
@@ -46,7 +34,7 @@ func New(a *agent.Agent, version string) *mcp.Server {
 		}
 		name := t.Name
 		s.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			c := agent.Call{Publisher: publisherFrom(ctx), Args: req.Params.Arguments, Transport: "mcp"}
+			c := agent.Call{Publisher: agent.PublisherOf(ctx), Args: req.Params.Arguments, Transport: "mcp"}
 			if req.Extra != nil && req.Extra.Header != nil {
 				c.Authorization = req.Extra.Header.Get("Authorization")
 			}
