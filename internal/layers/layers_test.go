@@ -146,3 +146,54 @@ func packages(t *testing.T, root string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestReadmeMapsEveryFolder: the README's table of packages names every
+// top-level production folder, and every folder it names exists.
+func TestReadmeMapsEveryFolder(t *testing.T) {
+	root := filepath.Join("..", "..")
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	start := strings.Index(text, "\n## Architecture\n")
+	end := strings.Index(text[start+1:], "\n## ")
+	if start < 0 || end < 0 {
+		t.Fatal("README.md has no Architecture section")
+	}
+	named := map[string]bool{}
+	for _, line := range strings.Split(text[start:start+1+end], "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		first := strings.SplitN(line, "|", 3)[1]
+		for _, part := range strings.Split(first, ",") {
+			name := strings.Trim(strings.TrimSpace(part), "`")
+			if name == "" || !strings.HasSuffix(name, "/") {
+				continue
+			}
+			named[strings.TrimSuffix(name, "/")] = true
+			if st, err := os.Stat(filepath.Join(root, name)); err != nil || !st.IsDir() {
+				t.Errorf("README.md maps %s, which is not a folder", name)
+			}
+		}
+	}
+	for _, p := range packages(t, mustAbs(t, root)) {
+		top := strings.SplitN(p, "/", 2)[0]
+		if top == "e2e" {
+			continue
+		}
+		if !named[top] && !named[p] {
+			t.Errorf("README.md's map of the code does not name %s/", top)
+		}
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
