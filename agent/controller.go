@@ -3,7 +3,9 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"strings"
 
+	"github.com/storefront/storefront/compliance"
 	"github.com/storefront/storefront/products"
 )
 
@@ -23,8 +25,8 @@ const controllerSchema = `{
 func (a *Agent) controllerTool() *Tool {
 	return &Tool{
 		Name: "comply_test_controller",
-		Description: "Sandbox-only compliance controller: list_scenarios, force_get_products_arm (rejected or submitted, one-shot for this account and credentials), " +
-			"force_task_completion, seed_product, seed_pricing_option. Requires a sandbox test-kit key and account.sandbox: true.",
+		Description: "Sandbox-only compliance controller: list_scenarios and " + strings.Join(compliance.Scenarios(), ", ") +
+			". Forced arms are one-shot for this account and credentials. Requires a sandbox test-kit key and account.sandbox: true.",
 		InputSchema: json.RawMessage(controllerSchema),
 		handle: func(ctx context.Context, c Call, p products.Principal, authErr error) Reply {
 			if authErr != nil {

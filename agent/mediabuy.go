@@ -133,10 +133,6 @@ const (
 }`
 )
 
-// MediaBuyTools are the media-buy tools, in the order they are listed;
-// sync_governance is offered when the storefront calls governance agents.
-var MediaBuyTools = []string{"sync_accounts", "list_accounts", "sync_governance", "create_media_buy", "get_media_buys", "update_media_buy", "get_media_buy_delivery"}
-
 // decidingBuyTools are the media-buy tools that change something: their
 // answers are decisions on the ledger, with an arm (completed, submitted
 // or failed), and they take an idempotency_key.

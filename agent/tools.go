@@ -65,7 +65,7 @@ const capabilitiesSchema = `{
   "type": "object",
   "description": "get_adcp_capabilities request.",
   "properties": {
-    "adcp_version": {"type": "string", "description": "Release pin, e.g. 3.2-rc.7."},
+    "adcp_version": {"type": "string", "description": "Release pin: one of the releases adcp.supported_versions lists in the answer."},
     "adcp_major_version": {"type": "integer"},
     "protocols": {"type": "array", "items": {"type": "string"}},
     "context": {"type": "object", "description": "Echoed unchanged."},

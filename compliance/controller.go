@@ -20,10 +20,14 @@ import (
 	"github.com/storefront/storefront/webhook"
 )
 
-// Scenarios are the canonical scenarios the controller implements, in the
+// scenarios are the canonical scenarios the controller implements, in the
 // order list_scenarios reports them. Aliases are accepted but not listed.
-var Scenarios = []string{"force_get_products_arm", "force_create_media_buy_arm", "force_task_completion", "force_upstream_unavailable",
+var scenarios = []string{"force_get_products_arm", "force_create_media_buy_arm", "force_task_completion", "force_upstream_unavailable",
 	"force_account_status", "force_media_buy_status", "simulate_delivery", "simulate_budget_spend", "seed_product", "seed_pricing_option", "seed_creative", "seed_media_buy", "seed_account"}
+
+// Scenarios returns the canonical scenarios the controller implements, in
+// the order list_scenarios reports them.
+func Scenarios() []string { return slices.Clone(scenarios) }
 
 // scenarios30 is the closed list of scenarios AdCP 3.0's capabilities
 // schema admits in compliance_testing.scenarios (an enum in every 3.0.x
@@ -36,10 +40,10 @@ var scenarios30 = []string{"force_creative_status", "force_account_status", "for
 // enumerates (the rest stay discoverable through list_scenarios).
 func Declared(v adcp.Version) []string {
 	if v.AtLeast(3, 1) {
-		return Scenarios
+		return slices.Clone(scenarios)
 	}
 	var out []string
-	for _, s := range Scenarios {
+	for _, s := range scenarios {
 		if slices.Contains(scenarios30, s) {
 			out = append(out, s)
 		}
@@ -133,7 +137,7 @@ func (c *Controller) Handle(ctx context.Context, publisher string, p products.Pr
 	var body reply
 	switch scenario {
 	case "list_scenarios":
-		body = &scenarioList{Success: true, Scenarios: Scenarios}
+		body = &scenarioList{Success: true, Scenarios: scenarios}
 	case "force_get_products_arm":
 		body, f = c.forceArm(ctx, publisher, p, account, req)
 	case "force_create_media_buy_arm":

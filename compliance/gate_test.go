@@ -126,11 +126,11 @@ func TestProductionGate(t *testing.T) {
 					// sandbox mode (outside it, none: the block is absent).
 					want []string
 				}{
-					{`{}`, compliance.Scenarios},
+					{`{}`, compliance.Scenarios()},
 					{`{"adcp_version":"3.0"}`, scenarios30Implemented},
-					{`{"adcp_version":"3.1"}`, compliance.Scenarios},
-					{`{"adcp_version":"3.2-beta.4"}`, compliance.Scenarios},
-					{`{"adcp_version":"3.2-beta.5"}`, compliance.Scenarios},
+					{`{"adcp_version":"3.1"}`, compliance.Scenarios()},
+					{`{"adcp_version":"3.2-beta.4"}`, compliance.Scenarios()},
+					{`{"adcp_version":"3.2-beta.5"}`, compliance.Scenarios()},
 				} {
 					_, payload := kittest.Call(t, cs, "get_adcp_capabilities", test2.args)
 					spectest.Validate(t, "protocol/get-adcp-capabilities-response.json", payload)

@@ -2,6 +2,7 @@ package decline
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"strconv"
 	"strings"
@@ -9,8 +10,8 @@ import (
 	"github.com/storefront/storefront/adcp"
 )
 
-// ChannelLabels are the words the composer uses for channels.
-var ChannelLabels = map[string]string{
+// channelLabels are the words the composer uses for channels.
+var channelLabels = map[string]string{
 	"display": "display", "olv": "online video", "social": "social",
 	"search": "search", "ctv": "connected TV", "linear_tv": "linear TV",
 	"radio": "radio", "streaming_audio": "streaming audio",
@@ -23,13 +24,14 @@ var ChannelLabels = map[string]string{
 
 // ChannelLabel is the word the composer uses for a channel.
 func ChannelLabel(ch string) string {
-	if l, ok := ChannelLabels[ch]; ok {
+	if l, ok := channelLabels[ch]; ok {
 		return l
 	}
 	return strings.ReplaceAll(ch, "_", " ")
 }
 
-var FormatLabels = map[string]string{
+// formatLabels are the words the composer uses for format kinds.
+var formatLabels = map[string]string{
 	"image": "image", "html5": "HTML5", "display_tag": "display tag",
 	"image_carousel": "image carousel", "video_hosted": "hosted video",
 	"video_vast": "VAST video", "audio_hosted": "hosted audio",
@@ -40,7 +42,7 @@ var FormatLabels = map[string]string{
 
 // FormatLabel is the word the composer uses for a format kind.
 func FormatLabel(k string) string {
-	if l, ok := FormatLabels[k]; ok {
+	if l, ok := formatLabels[k]; ok {
 		return l
 	}
 	return strings.ReplaceAll(k, "_", " ")
@@ -148,3 +150,9 @@ func capitalise(s string) string {
 	r[0] = []rune(strings.ToUpper(string(r[0])))[0]
 	return string(r)
 }
+
+// ChannelLabels returns the words the composer uses for channels.
+func ChannelLabels() map[string]string { return maps.Clone(channelLabels) }
+
+// FormatLabels returns the words the composer uses for format kinds.
+func FormatLabels() map[string]string { return maps.Clone(formatLabels) }

@@ -36,12 +36,12 @@ func TestPlaceholderLevels(t *testing.T) {
 
 func TestLabels(t *testing.T) {
 	for _, ch := range adcp.Channels() {
-		if ChannelLabels[ch] == "" {
+		if channelLabels[ch] == "" {
 			t.Errorf("channel %s has no label", ch)
 		}
 	}
 	for _, k := range adcp.FormatKinds() {
-		if FormatLabels[k] == "" {
+		if formatLabels[k] == "" {
 			t.Errorf("format kind %s has no label", k)
 		}
 	}

@@ -245,7 +245,7 @@ func applySuggestion(t *testing.T, args string, s products.TracedChange) string 
 	case vocab.SwitchChannel:
 		label := strings.TrimSuffix(strings.ToLower(text[:1])+text[1:], " inventory")
 		ch := ""
-		for k, l := range decline.ChannelLabels {
+		for k, l := range decline.ChannelLabels() {
 			if l == label {
 				ch = k
 			}
@@ -282,7 +282,7 @@ func applySuggestion(t *testing.T, args string, s products.TracedChange) string 
 	case vocab.ChangeFormat:
 		label := strings.TrimSuffix(text, " creative")
 		kind := ""
-		for k, l := range decline.FormatLabels {
+		for k, l := range decline.FormatLabels() {
 			if strings.EqualFold(l, label) {
 				kind = k
 			}

@@ -106,7 +106,7 @@ func acceptable(w string) bool {
 var publicCanon = func() string {
 	var b strings.Builder
 	lines := append(products.PublicLexicon(), adcp.SupportedStrings()...)
-	lines = append(lines, compliance.Scenarios...)
+	lines = append(lines, compliance.Scenarios()...)
 	lines = append(lines, "force_creative_status", "force_session_status")
 	for _, l := range lines {
 		b.WriteString(canon(l) + " ")
@@ -129,7 +129,7 @@ var publicWords, publicEnds = func() (map[string]bool, [2]map[string]bool) {
 	words := map[string]bool{}
 	ends := [2]map[string]bool{{}, {}}
 	lines := append(products.PublicLexicon(), adcp.SupportedStrings()...)
-	lines = append(lines, compliance.Scenarios...)
+	lines = append(lines, compliance.Scenarios()...)
 	lines = append(lines, "force_creative_status", "force_session_status", "sells and inventory", "Lakeside Media")
 	lines = append(lines, products.ChannelWords()...)
 	lines = append(lines, templateLines...)
