@@ -142,9 +142,9 @@ func previewRequest(req []byte, prefix string) error {
 
 func (h *Handler) previewWith(c echo.Context, snap *products.Snapshot, req []byte, draft bool) error {
 	res := h.Preview.Preview(c.Request().Context(), products.Call{
-		PublisherID: pub(c),
-		Principal:   products.Principal{ID: "preview:" + admin(c).Name, Operator: backtest.OperatorOf(req)},
-		Args:        req,
+		Publisher: pub(c),
+		Principal: products.Principal{ID: "preview:" + admin(c).Name, Operator: backtest.OperatorOf(req)},
+		Args:      req,
 	}, snap)
 	reply := agent.ReplyFor(res)
 	mcpResult, err := json.Marshal(mcpserver.Result(reply))

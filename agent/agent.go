@@ -24,7 +24,10 @@ import (
 	"github.com/storefront/storefront/vocab"
 )
 
-// Call is one tool invocation, transport-independent.
+// Call is one tool invocation as a transport hands it over, before its
+// credentials are checked: the raw Authorization header stands where the
+// principal will. Dispatch admits it and passes the tools a products.Call,
+// the one call type of every buyer task after authentication.
 type Call struct {
 	Publisher string
 	// Authorization is the raw Authorization header ("" when absent).
@@ -34,19 +37,9 @@ type Call struct {
 	Transport string
 }
 
-// Reply is a tool's answer.
-type Reply struct {
-	// Payload is the flat AdCP object.
-	Payload []byte
-	// Failed is true only for the error arm: transports flip their
-	// failure markers on it and on nothing else.
-	Failed bool
-	// Meta is what the reply tells the transports beside the payload.
-	Meta Meta
-	// Summary is a short screened line for transports that want a text
-	// part beside the data.
-	Summary sanitize.Text
-}
+// Reply is a tool's answer: the answer as sent, with nothing a transport
+// would have to read back from its bytes.
+type Reply = outcome.Sent
 
 // Meta is a reply's transport metadata, under the project's namespace:
 // MCP sends it as the tool result's _meta, and A2A reads the decline from
@@ -78,12 +71,13 @@ func (m Meta) Slug() vocab.Slug {
 	return m.Decline.Slug
 }
 
-// declineMeta is the metadata of a reply declining as slug; none for "".
-func declineMeta(slug vocab.Slug) Meta {
-	if slug == "" {
+// MetaOf is the metadata a transport sends beside r: its decline, if it
+// is one.
+func MetaOf(r Reply) Meta {
+	if r.Slug == "" {
 		return Meta{}
 	}
-	return Meta{Decline: &DeclineMeta{Slug: slug}}
+	return Meta{Decline: &DeclineMeta{Slug: r.Slug}}
 }
 
 // Tool is one entry of the catalogue.
@@ -312,7 +306,7 @@ func reply(o outcome.Outcome) Reply {
 	r := Reply{Payload: payload, Failed: !o.OK()}
 	switch o.Arm() {
 	case outcome.Rejected:
-		r.Meta = Meta{Decline: &DeclineMeta{Slug: o.Slug()}}
+		r.Slug = o.Slug()
 		if rej, ok := o.Rejection(); ok {
 			r.Summary = rej.Reason
 		}

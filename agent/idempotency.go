@@ -71,7 +71,7 @@ func (a *Agent) idempotent(ctx context.Context, c Call, p products.Principal, to
 		case a.Now().Sub(existing.CreatedAt) > ReplayTTL:
 			return failedReply(env, outcome.Error{Code: adcp.IdempotencyExpired, Message: sanitize.Const("this idempotency_key's cached response has expired; use a fresh key")})
 		}
-		return Reply{Payload: markReplayed(withContext(existing.Payload, env.Context)), Failed: existing.Failed, Meta: declineMeta(existing.Slug)}
+		return Reply{Payload: markReplayed(withContext(existing.Payload, env.Context)), Failed: existing.Failed, Slug: existing.Slug}
 	}
 	runCtx, cancel := context.WithTimeout(ctx, runBudget)
 	var r Reply
@@ -89,7 +89,7 @@ func (a *Agent) idempotent(ctx context.Context, c Call, p products.Principal, to
 		return r
 	}
 	a.settle(ctx, "caching an idempotent response", func(ctx context.Context) error {
-		return a.Store.CompleteReplay(ctx, c.Publisher, scope, key, token, r.Payload, r.Failed, r.Meta.Slug())
+		return a.Store.CompleteReplay(ctx, c.Publisher, scope, key, token, r.Payload, r.Failed, r.Slug)
 	})
 	return r
 }

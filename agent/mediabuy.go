@@ -141,7 +141,7 @@ var decidingBuyTools = []string{"sync_accounts", "sync_governance", "create_medi
 // EnableBuying registers the media-buy tools, run by b.
 func (a *Agent) EnableBuying(b *buying.Service) {
 	a.Buying = b
-	tool := func(name, desc, schema string, run func(context.Context, buying.Call) buying.Result) *Tool {
+	tool := func(name, desc, schema string, run func(context.Context, products.Call) Reply) *Tool {
 		mutating := slices.Contains(decidingBuyTools, name)
 		return &Tool{
 			Name: name, Description: desc, InputSchema: json.RawMessage(schema),
@@ -150,7 +150,7 @@ func (a *Agent) EnableBuying(b *buying.Service) {
 					return authReply(c, authErr)
 				}
 				do := func(ctx context.Context) Reply {
-					return buyingReply(run(ctx, buying.Call{Publisher: c.Publisher, Principal: p, Args: c.Args, Caller: callerURL(ctx)}))
+					return run(ctx, products.Call{Publisher: c.Publisher, Principal: p, Args: c.Args, Caller: callerURL(ctx)})
 				}
 				if !mutating {
 					return do(ctx)
@@ -194,10 +194,6 @@ func callerURL(ctx context.Context) string {
 // version it pinned.
 func authReply(c Call, authErr error) Reply {
 	return reply(authFailure(envelope(c.Args), authErr))
-}
-
-func buyingReply(r buying.Result) Reply {
-	return Reply{Payload: r.Payload, Failed: r.Failed, Meta: declineMeta(r.Slug), Summary: r.Summary}
 }
 
 // accountCapabilities is the capabilities' account object. Its members,

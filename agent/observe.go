@@ -34,8 +34,8 @@ func (a *Agent) observe(tool string, c Call, r Reply, took time.Duration) {
 			ans.Arm = "submitted"
 		}
 	}
-	if r.Meta.Decline != nil {
-		ans.Slug = string(r.Meta.Decline.Slug)
+	if r.Slug != "" {
+		ans.Slug = string(r.Slug)
 	} else if r.Failed && tool == "get_products" {
 		// A decline served to a 3.0 or 3.1 buyer is the error arm with
 		// the slug in its details.

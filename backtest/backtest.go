@@ -445,9 +445,9 @@ func Replay(ctx context.Context, svc *products.Service, publisher string, e ledg
 	at := e.Time
 	s.Now = func() time.Time { return at }
 	res := s.Preview(ctx, products.Call{
-		PublisherID: publisher,
-		Principal:   products.Principal{ID: e.Principal, Operator: OperatorOf(e.Request)},
-		Args:        e.Request,
+		Publisher: publisher,
+		Principal: products.Principal{ID: e.Principal, Operator: OperatorOf(e.Request)},
+		Args:      e.Request,
 	}, snap)
 	return answerOf(res.Outcome)
 }

@@ -111,7 +111,7 @@ func replayByHand(t *testing.T, f *fixture, draft *products.Snapshot, since time
 		if e.Principal == traffic.Buyer.ID {
 			p = traffic.Buyer
 		}
-		res := svc.Preview(ctx, products.Call{PublisherID: demo.PublisherID, Principal: p, Args: e.Request}, draft)
+		res := svc.Preview(ctx, products.Call{Publisher: demo.PublisherID, Principal: p, Args: e.Request}, draft)
 		slug := res.Outcome.Slug()
 		for _, er := range res.Outcome.Errors() {
 			if s := er.DeclineSlug(); s != "" {

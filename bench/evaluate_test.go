@@ -126,14 +126,14 @@ func BenchmarkGetProducts(b *testing.B) {
 			// Every request answers with the arm the mix says, before any
 			// is timed (this also builds the snapshot).
 			for _, r := range calls {
-				res := svc.GetProducts(ctx, products.Call{PublisherID: bench.PublisherID, Args: r.Args})
+				res := svc.GetProducts(ctx, products.Call{Publisher: bench.PublisherID, Args: r.Args})
 				if got := res.Outcome.Arm().String(); got != r.Arm {
 					b.Fatalf("%s: answered %s, the mix expects %s: %s", r.Name, got, r.Arm, res.Payload)
 				}
 			}
 			loop(b, func(i int) {
 				r := calls[i%len(calls)]
-				if res := svc.GetProducts(ctx, products.Call{PublisherID: bench.PublisherID, Args: r.Args}); res.Outcome.Arm().String() != r.Arm {
+				if res := svc.GetProducts(ctx, products.Call{Publisher: bench.PublisherID, Args: r.Args}); res.Outcome.Arm().String() != r.Arm {
 					b.Fatalf("%s: answered %s", r.Name, res.Outcome.Arm())
 				}
 			})

@@ -68,7 +68,7 @@ type syncWire struct {
 // SyncAccounts runs sync_accounts in provisioning mode: each entry names
 // brand, operator and billing, and gets its account, created active with
 // the seller's timezone. Settings-update entries are UNSUPPORTED_PROVISIONING.
-func (s *Service) SyncAccounts(ctx context.Context, c Call) Result {
+func (s *Service) SyncAccounts(ctx context.Context, c products.Call) outcome.Sent {
 	var w syncWire
 	decodeErr := json.Unmarshal(c.Args, &w)
 	a, verr := s.begin(c, TaskSyncAccounts, w.Envelope)
@@ -127,7 +127,7 @@ func (s *Service) SyncAccounts(ctx context.Context, c Call) Result {
 			return a.fail(ctx, false, unavailable)
 		}
 	}
-	return Result{Payload: payload}
+	return outcome.Sent{Payload: payload}
 }
 
 // entryError is an entry's failure that cannot be reported as the entry's
@@ -139,7 +139,7 @@ func (e entryError) Error() string { return "sync_accounts entry: " + string(e.e
 
 // syncOne provisions one entry. A per-entry problem is that entry's
 // failure, not the request's; only an outage is an error.
-func (s *Service) syncOne(ctx context.Context, c Call, path string, entry map[string]json.RawMessage, dryRun bool) (AccountWire, error) {
+func (s *Service) syncOne(ctx context.Context, c products.Call, path string, entry map[string]json.RawMessage, dryRun bool) (AccountWire, error) {
 	failedWith := func(code adcp.Code, field, msg string, details *outcome.Details) (AccountWire, error) {
 		e := errorOf(sanitize.Vendor(), code, path+"."+field, msg, details)
 		aw := AccountWire{Action: "failed", Status: "rejected", Errors: []outcome.Error{e}}
@@ -282,7 +282,7 @@ func accountName(a store.Account) string {
 }
 
 // ListAccounts runs list_accounts: the accounts these credentials may use.
-func (s *Service) ListAccounts(ctx context.Context, c Call) Result {
+func (s *Service) ListAccounts(ctx context.Context, c products.Call) outcome.Sent {
 	var w struct {
 		mediabuy.Envelope
 		Account    json.RawMessage `json:"account"`
@@ -376,7 +376,7 @@ func (s *Service) ListAccounts(ctx context.Context, c Call) Result {
 	if err != nil {
 		return a.internal(err)
 	}
-	return Result{Payload: payload}
+	return outcome.Sent{Payload: payload}
 }
 
 func (s *Service) accountWire(ctx context.Context, publisher string, acct store.Account) (AccountWire, error) {

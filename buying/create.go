@@ -134,7 +134,7 @@ func Refusal(snap *products.Snapshot, v Verdict, acct products.Account) (outcome
 }
 
 // Create runs create_media_buy.
-func (s *Service) Create(ctx context.Context, c Call) Result {
+func (s *Service) Create(ctx context.Context, c products.Call) outcome.Sent {
 	now := s.now()
 	req, err := mediabuy.DecodeCreate(c.Args, now)
 	a, done := s.start(ctx, c, TaskCreate, req.Envelope, err, true)
@@ -231,7 +231,7 @@ func (s *Service) Create(ctx context.Context, c Call) Result {
 		s.log().Error("storing a media buy failed after its decision was recorded", "publisher", c.Publisher, "err", err)
 		return a.fail(ctx, true, unavailable)
 	}
-	return Result{Payload: payload}
+	return outcome.Sent{Payload: payload}
 }
 
 // accountActive refuses buys on an account whose terms say it may not buy.
@@ -281,7 +281,7 @@ func (s *Service) webhook(push *products.PushConfig, taskID string) (*store.Webh
 
 // submitOrder queues the buy for the publisher: the buyer gets the
 // submitted arm and polls the task or waits for its webhook.
-func (s *Service) submitOrder(ctx context.Context, a *answer, req *mediabuy.CreateRequest, acct products.Account, snap *products.Snapshot, b mediabuy.Buy, v Verdict) Result {
+func (s *Service) submitOrder(ctx context.Context, a *answer, req *mediabuy.CreateRequest, acct products.Account, snap *products.Snapshot, b mediabuy.Buy, v Verdict) outcome.Sent {
 	taskID := newID("task_")
 	hook, e := s.webhook(req.Push, taskID)
 	if e != nil {
@@ -313,12 +313,12 @@ func (s *Service) submitOrder(ctx context.Context, a *answer, req *mediabuy.Crea
 		s.log().Error("storing an order failed after its decision was recorded", "publisher", a.c.Publisher, "err", err)
 		return a.fail(ctx, true, unavailable)
 	}
-	return Result{Payload: payload, Summary: msg}
+	return outcome.Sent{Payload: payload, Summary: msg}
 }
 
 // submitForced answers a sandbox directive's submitted arm: a task with
 // the controller's id that force_task_completion later finishes.
-func (s *Service) submitForced(ctx context.Context, a *answer, req *mediabuy.CreateRequest, acct products.Account, snap *products.Snapshot, d *products.Claim) Result {
+func (s *Service) submitForced(ctx context.Context, a *answer, req *mediabuy.CreateRequest, acct products.Account, snap *products.Snapshot, d *products.Claim) outcome.Sent {
 	hook, e := s.webhook(req.Push, d.TaskID)
 	if e != nil {
 		return a.fail(ctx, true, *e)
@@ -348,5 +348,5 @@ func (s *Service) submitForced(ctx context.Context, a *answer, req *mediabuy.Cre
 		s.log().Error("spending a directive failed: answering with the error arm", "publisher", a.c.Publisher, "err", err)
 		return a.fail(ctx, false, unavailable)
 	}
-	return Result{Payload: payload, Summary: msg}
+	return outcome.Sent{Payload: payload, Summary: msg}
 }

@@ -70,7 +70,7 @@ func TestRefusalMatchesGetProducts(t *testing.T) {
 		"filters": obj{"channels": []string{"display"}, "delivery_type": "non_guaranteed", "budget_range": obj{"max": 400, "currency": "USD"},
 			"start_date": "2026-12-07", "end_date": "2027-01-30"}}
 	b, _ := json.Marshal(brief)
-	gp := e.products.GetProducts(ctx, products.Call{PublisherID: demo.PublisherID, Principal: buyer, Args: b})
+	gp := e.products.GetProducts(ctx, products.Call{Publisher: demo.PublisherID, Principal: buyer, Args: b})
 	var declined struct {
 		AdcpError struct {
 			Code    string `json:"code"`
@@ -159,7 +159,7 @@ func TestASAPRefusalCitesTheFlightItWouldRun(t *testing.T) {
 				"filters": obj{"channels": []string{"display"}, "delivery_type": "non_guaranteed", "budget_range": obj{"max": test.budget, "currency": "USD"},
 					"start_date": test.start, "end_date": test.last}}
 			b, _ := json.Marshal(brief)
-			gp := e.products.GetProducts(ctx, products.Call{PublisherID: demo.PublisherID, Principal: buyer, Args: b})
+			gp := e.products.GetProducts(ctx, products.Call{Publisher: demo.PublisherID, Principal: buyer, Args: b})
 			var want, got struct {
 				AdcpError struct {
 					Code       string `json:"code"`
@@ -246,7 +246,7 @@ func TestFirstProductOfABriefIsBuyable(t *testing.T) {
 	brief := obj{"buying_mode": "brief", "brief": "Display inventory on outdoor lifestyle content. Q3 flight.",
 		"filters": obj{"is_fixed_price": true}, "account": account("acmeoutdoor.example")}
 	b, _ := json.Marshal(brief)
-	gp := e.products.GetProducts(ctx, products.Call{PublisherID: demo.PublisherID, Principal: buyer, Args: b})
+	gp := e.products.GetProducts(ctx, products.Call{Publisher: demo.PublisherID, Principal: buyer, Args: b})
 	var found struct {
 		Products []struct {
 			ProductID      string `json:"product_id"`

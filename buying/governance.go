@@ -67,7 +67,7 @@ type govAgentWire struct {
 // agent to an account, replacing the account's previous one. A malformed
 // request is refused whole; an account these credentials may not use is
 // that entry's failure; every other entry is registered, together.
-func (s *Service) SyncGovernance(ctx context.Context, c Call) Result {
+func (s *Service) SyncGovernance(ctx context.Context, c products.Call) outcome.Sent {
 	var w syncGovernanceWire
 	decodeErr := json.Unmarshal(c.Args, &w)
 	a, verr := s.begin(c, TaskSyncGovernance, w.Envelope)
@@ -150,7 +150,7 @@ func (s *Service) SyncGovernance(ctx context.Context, c Call) Result {
 	if err := a.record(ctx, "completed", payload); err != nil {
 		return a.fail(ctx, false, unavailable)
 	}
-	return Result{Payload: payload}
+	return outcome.Sent{Payload: payload}
 }
 
 // registrationOf validates one entry against the request schema: an

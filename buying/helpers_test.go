@@ -63,12 +63,12 @@ func newEnvOn(t testing.TB, s store.Store) *env {
 	return e
 }
 
-func (e *env) call(p products.Principal, args any) buying.Call {
+func (e *env) call(p products.Principal, args any) products.Call {
 	b, err := json.Marshal(args)
 	if err != nil {
 		panic(err)
 	}
-	return buying.Call{Publisher: demo.PublisherID, Principal: p, Args: b}
+	return products.Call{Publisher: demo.PublisherID, Principal: p, Args: b}
 }
 
 // obj is a JSON object under construction.

@@ -142,7 +142,7 @@ func (tm terms) buy(budget int) obj {
 
 // offered reports whether get_products completed with the terms' product.
 func offered(t *rapid.T, e *env, tm terms) bool {
-	res := e.products.GetProducts(context.Background(), products.Call{PublisherID: demo.PublisherID, Principal: buyer, Args: tm.brief()})
+	res := e.products.GetProducts(context.Background(), products.Call{Publisher: demo.PublisherID, Principal: buyer, Args: tm.brief()})
 	var got struct {
 		Status   string `json:"status"`
 		Products []struct {

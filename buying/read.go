@@ -11,6 +11,7 @@ import (
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/mediabuy"
 	"github.com/storefront/storefront/outcome"
+	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
 )
 
@@ -25,7 +26,7 @@ type getWire struct {
 }
 
 // Get runs get_media_buys.
-func (s *Service) Get(ctx context.Context, c Call) Result {
+func (s *Service) Get(ctx context.Context, c products.Call) outcome.Sent {
 	now := s.now()
 	req, err := mediabuy.DecodeGet(c.Args)
 	// The response schema requires media_buys on every answer.
@@ -78,7 +79,7 @@ func (s *Service) Get(ctx context.Context, c Call) Result {
 	if err != nil {
 		return a.internal(err)
 	}
-	return Result{Payload: payload}
+	return outcome.Sent{Payload: payload}
 }
 
 // cursorOffset reads a cursor cursorAt issued with the same prefix: the
@@ -102,7 +103,7 @@ func cursorAt(prefix string, offset int) string {
 
 // Delivery runs get_media_buy_delivery: sums of what was reported, never
 // invented, over the half-open UTC range asked for.
-func (s *Service) Delivery(ctx context.Context, c Call) Result {
+func (s *Service) Delivery(ctx context.Context, c products.Call) outcome.Sent {
 	now := s.now()
 	req, err := mediabuy.DecodeDelivery(c.Args)
 	// The response schema requires a period, a currency and the
@@ -163,7 +164,7 @@ func (s *Service) Delivery(ctx context.Context, c Call) Result {
 	if err != nil {
 		return a.internal(err)
 	}
-	return Result{Payload: payload}
+	return outcome.Sent{Payload: payload}
 }
 
 // reportingPeriod is the exact range the answer covers: the dates asked
@@ -204,7 +205,7 @@ func (s *Service) currency(ctx context.Context, publisher string) string {
 
 // startShaped is start for a read task whose every answer carries what
 // shape adds; reads are not recorded.
-func (s *Service) startShaped(ctx context.Context, c Call, task string, env mediabuy.Envelope, decodeErr error, shape func(outcome.FailedWire) any) (*answer, *Result) {
+func (s *Service) startShaped(ctx context.Context, c products.Call, task string, env mediabuy.Envelope, decodeErr error, shape func(outcome.FailedWire) any) (*answer, *outcome.Sent) {
 	a, _ := s.begin(c, task, env)
 	a.shape = shape
 	return s.startFrom(ctx, a, env, decodeErr, false)

@@ -69,26 +69,6 @@ type Service struct {
 	Log      *slog.Logger
 }
 
-// Call is one task invocation.
-type Call struct {
-	Publisher string
-	Principal products.Principal
-	Args      []byte
-	// Caller is the storefront's agent URL as the buyer reached it, which
-	// a governance check names.
-	Caller string
-}
-
-// Result is a task's answer: the AdCP object, whether it is the error arm,
-// the decline slug of a refusal, and a screened line for transports that
-// show text beside the data.
-type Result struct {
-	Payload []byte
-	Failed  bool
-	Slug    vocab.Slug
-	Summary sanitize.Text
-}
-
 // Task names, as the ledger records them.
 const (
 	TaskSyncAccounts = "sync_accounts"
@@ -131,7 +111,7 @@ var unavailable = outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize
 // record its decision goes into.
 type answer struct {
 	s    *Service
-	c    Call
+	c    products.Call
 	task string
 	env  outcome.Envelope
 	rec  ledger.Record
@@ -148,7 +128,7 @@ type answer struct {
 // text (products.TextProblems), for the tasks that decode with
 // encoding/json, which would read invalid UTF-8 as U+FFFD. A context that
 // is not valid Unicode is never echoed.
-func (s *Service) begin(c Call, task string, envelope mediabuy.Envelope) (*answer, *outcome.Error) {
+func (s *Service) begin(c products.Call, task string, envelope mediabuy.Envelope) (*answer, *outcome.Error) {
 	echo := envelope.Context
 	if !products.Echoable(echo) {
 		echo = nil
@@ -184,12 +164,12 @@ func (a *answer) negotiated(envelope mediabuy.Envelope) *outcome.Error {
 // start begins a task's answer from its decoded envelope and decoding
 // error: it returns a finished Result when the version or the request is
 // refused (recorded when record is set).
-func (s *Service) start(ctx context.Context, c Call, task string, env mediabuy.Envelope, decodeErr error, record bool) (*answer, *Result) {
+func (s *Service) start(ctx context.Context, c products.Call, task string, env mediabuy.Envelope, decodeErr error, record bool) (*answer, *outcome.Sent) {
 	a, _ := s.begin(c, task, env)
 	return s.startFrom(ctx, a, env, decodeErr, record)
 }
 
-func (s *Service) startFrom(ctx context.Context, a *answer, env mediabuy.Envelope, decodeErr error, record bool) (*answer, *Result) {
+func (s *Service) startFrom(ctx context.Context, a *answer, env mediabuy.Envelope, decodeErr error, record bool) (*answer, *outcome.Sent) {
 	if verr := a.negotiated(env); verr != nil {
 		r := a.fail(ctx, record, *verr)
 		return a, &r
@@ -222,7 +202,7 @@ func refusal(screen *sanitize.Screen, r *mediabuy.Refusal) outcome.Error {
 
 // fail answers with the error arm. Decisions of mutating tasks are
 // recorded; failing to record a failure does not change the answer.
-func (a *answer) fail(ctx context.Context, record bool, first outcome.Error, more ...outcome.Error) Result {
+func (a *answer) fail(ctx context.Context, record bool, first outcome.Error, more ...outcome.Error) outcome.Sent {
 	o := outcome.NewFailed(a.env, first, more...)
 	payload, err := o.Encode()
 	if err == nil && a.shape != nil {
@@ -240,14 +220,14 @@ func (a *answer) fail(ctx context.Context, record bool, first outcome.Error, mor
 			a.s.log().Warn("could not record a failed decision", "task", a.task, "err", err)
 		}
 	}
-	return Result{Payload: payload, Failed: true, Slug: a.rec.Slug, Summary: first.Message}
+	return outcome.Sent{Payload: payload, Failed: true, Slug: a.rec.Slug, Summary: first.Message}
 }
 
-func (a *answer) internal(err error) Result {
+func (a *answer) internal(err error) outcome.Sent {
 	a.s.log().Error("encoding a response failed", "task", a.task, "err", err)
 	o := outcome.NewFailed(a.env, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Internal})
 	p, _ := o.Encode()
-	return Result{Payload: p, Failed: true, Summary: sanitize.Internal}
+	return outcome.Sent{Payload: p, Failed: true, Summary: sanitize.Internal}
 }
 
 // record appends the decision with its response, before the answer

@@ -17,7 +17,7 @@ import (
 // Update runs update_media_buy: the state machine decides pause, resume and
 // cancel, and every change to a package's terms (budget, flight, markets)
 // is judged by the rulebook again, as a new buy on those terms would be.
-func (s *Service) Update(ctx context.Context, c Call) Result {
+func (s *Service) Update(ctx context.Context, c products.Call) outcome.Sent {
 	now := s.now()
 	req, err := mediabuy.DecodeUpdate(c.Args, now)
 	a, done := s.start(ctx, c, TaskUpdate, req.Envelope, err, true)
@@ -66,7 +66,7 @@ func (s *Service) Update(ctx context.Context, c Call) Result {
 	}
 	if len(ch.Events) == 0 {
 		// Nothing changed: no new revision, nothing to record.
-		return Result{Payload: payload}
+		return outcome.Sent{Payload: payload}
 	}
 	if err := a.record(ctx, "completed", payload); err != nil {
 		return a.fail(ctx, false, unavailable)
@@ -79,11 +79,11 @@ func (s *Service) Update(ctx context.Context, c Call) Result {
 		s.log().Error("storing a media buy update failed", "publisher", c.Publisher, "err", err)
 		return a.fail(ctx, true, unavailable)
 	}
-	return Result{Payload: payload}
+	return outcome.Sent{Payload: payload}
 }
 
 // rejudge judges the changed packages on their new terms.
-func (s *Service) rejudge(ctx context.Context, a *answer, snap *products.Snapshot, b *mediabuy.Buy, acct products.Account, ids []string, now time.Time) (Result, bool) {
+func (s *Service) rejudge(ctx context.Context, a *answer, snap *products.Snapshot, b *mediabuy.Buy, acct products.Account, ids []string, now time.Time) (outcome.Sent, bool) {
 	for i := range b.Packages {
 		p := &b.Packages[i]
 		if !contains(ids, p.ID) {
@@ -107,7 +107,7 @@ func (s *Service) rejudge(ctx context.Context, a *answer, snap *products.Snapsho
 			return a.fail(ctx, true, e), true
 		}
 	}
-	return Result{}, false
+	return outcome.Sent{}, false
 }
 
 // underSpend refuses a package budget below what has already been spent:

@@ -70,7 +70,7 @@ func TestDirectiveSpentOnlyWhenAnswered(t *testing.T) {
 			const base = `"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"video","account":{"brand":{"domain":"acme.example"},"operator":"agency.example","sandbox":true}`
 			call := func(extra string) map[string]any {
 				t.Helper()
-				r := svc.GetProducts(ctx, products.Call{PublisherID: nw, Principal: agency, Args: []byte(`{` + base + extra + `}`)})
+				r := svc.GetProducts(ctx, products.Call{Publisher: nw, Principal: agency, Args: []byte(`{` + base + extra + `}`)})
 				spectest.GetProducts(t, r.Payload)
 				return payload(t, r.Payload)
 			}

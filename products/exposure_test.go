@@ -106,7 +106,7 @@ func TestSeededProductsAreTheBuyersOwnWords(t *testing.T) {
 		p := demo.Products()[0]
 		p.Name = "Seeded " + word + " video"
 		seeded := products.NewSeededSnapshot(base, []products.Product{p}, 1)
-		r := (&products.Service{}).Preview(t.Context(), products.Call{PublisherID: "p",
+		r := (&products.Service{}).Preview(t.Context(), products.Call{Publisher: "p",
 			Args: []byte(`{"adcp_version":"3.2-beta.5","buying_mode":"wholesale"}`)}, seeded)
 		return string(r.Payload)
 	}

@@ -89,7 +89,7 @@ var agency = products.Principal{ID: "buyer_agency", Operator: "agency.example"}
 // get runs one get_products call and decodes its payload.
 func (e *env) get(t *testing.T, publisher string, p products.Principal, args string) (products.Result, map[string]any) {
 	t.Helper()
-	r := e.svc.GetProducts(context.Background(), products.Call{PublisherID: publisher, Principal: p, Args: []byte(args)})
+	r := e.svc.GetProducts(context.Background(), products.Call{Publisher: publisher, Principal: p, Args: []byte(args)})
 	return r, payload(t, r.Payload)
 }
 

@@ -68,7 +68,7 @@ func declineFor(t *testing.T, rules []merch.Rule, request string) []byte {
 	snap := products.NewSnapshot(products.Publisher{ID: "lakeside", Name: "Lakeside Media", Domain: "lakeside.example", AnonymousDiscovery: true},
 		demo.Products(), 1, &rb, 1)
 	svc := &products.Service{Now: func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }}
-	res := svc.Preview(context.Background(), products.Call{PublisherID: "lakeside", Args: []byte(request)}, snap)
+	res := svc.Preview(context.Background(), products.Call{Publisher: "lakeside", Args: []byte(request)}, snap)
 	if got := res.Outcome.Arm().String(); got != "rejected" {
 		t.Fatalf("want a rejection, got %s: %s", got, res.Payload)
 	}

@@ -465,7 +465,7 @@ func visible(v any, out *[]string) {
 }
 
 func answerStrings(t *rapid.T, svc *products.Service, g generated) ([]string, products.Result) {
-	res := svc.Preview(context.Background(), products.Call{PublisherID: "lakeside", Args: []byte(g.request)}, g.snap)
+	res := svc.Preview(context.Background(), products.Call{Publisher: "lakeside", Args: []byte(g.request)}, g.snap)
 	var payload any
 	if err := json.Unmarshal(res.Payload, &payload); err != nil {
 		t.Fatalf("answer is not JSON: %v", err)

@@ -422,7 +422,7 @@ func TestLeakWithoutScreen(t *testing.T) {
 	bypassed.Screen = sanitize.New(nil)
 
 	preview := func(snap *products.Snapshot, args string) []leak {
-		r := e.svc.Preview(context.Background(), products.Call{PublisherID: lakeside, Args: []byte(args)}, snap)
+		r := e.svc.Preview(context.Background(), products.Call{Publisher: lakeside, Args: []byte(args)}, snap)
 		return findLeaks(r.Payload, terms)
 	}
 	budget := `{"adcp_version":"3.2-beta.5","brief":"CTV","filters":{"channels":["ctv"],"budget_range":{"max":10000,"currency":"USD"}}}`

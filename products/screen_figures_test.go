@@ -17,7 +17,7 @@ import (
 func previewOf(t *testing.T, snap *products.Snapshot, args string) map[string]any {
 	t.Helper()
 	svc := &products.Service{Now: func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }}
-	res := svc.Preview(context.Background(), products.Call{PublisherID: snap.Publisher.ID, Args: []byte(args)}, snap)
+	res := svc.Preview(context.Background(), products.Call{Publisher: snap.Publisher.ID, Args: []byte(args)}, snap)
 	var m map[string]any
 	if err := json.Unmarshal(res.Payload, &m); err != nil {
 		t.Fatalf("answer is not JSON: %v", err)

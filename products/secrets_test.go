@@ -69,7 +69,7 @@ func TestWebhookSecretsNotKept(t *testing.T) {
 				`"account":{"brand":{"domain":"acme.example"},"operator":"agency.example","sandbox":true},` +
 				`"push_notification_config":{"url":"https://buyer.example/hooks","operation_id":"op-1","token":"` + token + `",` +
 				`"authentication":{"schemes":["HMAC-SHA256"],"credentials":"` + credentials + `"}}}`
-			r := svc.GetProducts(ctx, products.Call{PublisherID: nw, Principal: agency, Args: []byte(args)})
+			r := svc.GetProducts(ctx, products.Call{Publisher: nw, Principal: agency, Args: []byte(args)})
 			if m := payload(t, r.Payload); m["status"] != "submitted" {
 				t.Fatalf("the forced call = %s, want submitted", r.Payload)
 			}
@@ -90,7 +90,7 @@ func TestWebhookSecretsNotKept(t *testing.T) {
 			}
 			// Answered at once (no curation here), and recorded with its
 			// request, as a backtest reads it.
-			if r := svc.GetProducts(ctx, products.Call{PublisherID: nw, Principal: agency, Args: []byte(args)}); payload(t, r.Payload)["status"] != "completed" {
+			if r := svc.GetProducts(ctx, products.Call{Publisher: nw, Principal: agency, Args: []byte(args)}); payload(t, r.Payload)["status"] != "completed" {
 				t.Fatalf("the second call = %s, want completed", r.Payload)
 			}
 			recorded := 0

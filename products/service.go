@@ -75,15 +75,22 @@ type Account struct {
 	Disclosure vocab.Level
 }
 
-// Call is one get_products invocation.
+// Call is one buyer task's invocation once its caller is known: the
+// get_products pipeline's and every media-buy task's. Before
+// authentication a transport's call is an agent.Call.
 type Call struct {
-	PublisherID string
-	Principal   Principal
-	Args        []byte
+	Publisher string
+	Principal Principal
+	Args      []byte
+	// Caller is the storefront's agent URL as the buyer reached it, which
+	// a governance check names; get_products does not read it.
+	Caller string
 }
 
-// Result is the answer to a call: the outcome, its wire bytes, and the
-// internal trace a publisher's preview shows.
+// Result is the pipeline's account of a call: the outcome, its wire bytes,
+// and the internal trace a publisher's preview shows. It never reaches a
+// transport: agent.ReplyFor makes the outcome.Sent that does, keeping the
+// trace behind.
 type Result struct {
 	Outcome outcome.Outcome
 	// Payload is exactly what the transport sends as the AdCP object.
@@ -420,9 +427,9 @@ func (s *Service) admit(ctx context.Context, p *pass) bool {
 // load reads the publisher's snapshot, unless the caller gave one.
 func (s *Service) load(ctx context.Context, p *pass) bool {
 	if p.snap == nil {
-		snap, err := s.Snapshots.Snapshot(ctx, p.call.PublisherID)
+		snap, err := s.Snapshots.Snapshot(ctx, p.call.Publisher)
 		if err != nil {
-			s.log().Error("snapshot unavailable", "publisher", p.call.PublisherID, "err", err)
+			s.log().Error("snapshot unavailable", "publisher", p.call.Publisher, "err", err)
 			p.trace.Error = err.Error()
 			return p.end(s.outage(p))
 		}
@@ -451,9 +458,9 @@ func (s *Service) seed(ctx context.Context, p *pass) bool {
 	if p.given || s.Seeds == nil || !(c.Principal.Sandbox || p.acct.Sandbox) || c.Principal.Anonymous() {
 		return true
 	}
-	seeded, err := s.Seeds.SeededSnapshot(ctx, c.PublisherID, c.Principal.ID)
+	seeded, err := s.Seeds.SeededSnapshot(ctx, c.Publisher, c.Principal.ID)
 	if err != nil {
-		s.log().Error("seeded snapshot unavailable", "publisher", c.PublisherID, "err", err)
+		s.log().Error("seeded snapshot unavailable", "publisher", c.Publisher, "err", err)
 		return p.end(s.outage(p))
 	}
 	if seeded != nil {
@@ -469,7 +476,7 @@ func (s *Service) ready(ctx context.Context, p *pass) bool {
 		return true
 	}
 	p.trace.Error = merch.ErrNoRulebook.Error()
-	s.log().Error("no rulebook: refusing to serve products", "publisher", p.call.PublisherID)
+	s.log().Error("no rulebook: refusing to serve products", "publisher", p.call.Publisher)
 	return p.end(s.fail(ctx, p, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable}))
 }
 
@@ -486,7 +493,7 @@ func (s *Service) claim(ctx context.Context, p *pass) bool {
 		// call names; its directives are kept under no account.
 		key = ""
 	}
-	claim, err := s.Directives.Claim(ctx, c.PublisherID, key, c.Principal.ID)
+	claim, err := s.Directives.Claim(ctx, c.Publisher, key, c.Principal.ID)
 	if err != nil {
 		p.trace.Error = err.Error()
 		return p.end(s.outage(p))
@@ -501,7 +508,7 @@ func (s *Service) evaluate(ctx context.Context, p *pass) bool {
 	d, err := p.snap.Rules.Evaluate(p.brief, p.snap.Catalogue.Market())
 	if err != nil {
 		p.trace.Error = err.Error()
-		s.log().Error("rulebook evaluation failed", "publisher", p.call.PublisherID, "err", err)
+		s.log().Error("rulebook evaluation failed", "publisher", p.call.Publisher, "err", err)
 		return p.end(s.fail(ctx, p, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable}))
 	}
 	p.decision = d
@@ -620,13 +627,13 @@ func (s *Service) submit(ctx context.Context, p *pass, d *Directive) (Submission
 		e := ErrorOf(sanitize.Vendor(), adcp.UnsupportedFeature, "", "this seller does not run asynchronous tasks", nil)
 		return sub, &e
 	}
-	err := s.Tasks.Submit(ctx, c.PublisherID, sub)
+	err := s.Tasks.Submit(ctx, c.Publisher, sub)
 	switch {
 	case errors.Is(err, ErrTaskExists):
 		e := ErrorOf(sanitize.Vendor(), adcp.InvalidRequest, "", "a task with the forced task_id already exists for this account", nil)
 		return sub, &e
 	case err != nil:
-		s.log().Error("recording a task failed", "publisher", c.PublisherID, "err", err)
+		s.log().Error("recording a task failed", "publisher", c.Publisher, "err", err)
 		return sub, &outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable}
 	}
 	return sub, nil
@@ -648,8 +655,8 @@ func (s *Service) curate(ctx context.Context, p *pass) Result {
 	res := s.finish(ctx, p, outcome.NewSubmitted(p.env, id, screenOptional(p.snap.Screen, curatingMessage)))
 	if res.Outcome.Arm() == outcome.Submitted {
 		c := p.call
-		bg := Call{PublisherID: c.PublisherID, Principal: c.Principal, Args: c.Args}
-		s.Curation.Curate(c.PublisherID, sub, func(ctx context.Context) Result { return s.run(ctx, bg, nil, Curating) })
+		bg := Call{Publisher: c.Publisher, Principal: c.Principal, Args: c.Args}
+		s.Curation.Curate(c.Publisher, sub, func(ctx context.Context) Result { return s.run(ctx, bg, nil, Curating) })
 	}
 	return res
 }
@@ -896,13 +903,13 @@ func (s *Service) account(ctx context.Context, c Call, req *Request, snap *Snaps
 		e := ErrorOf(sanitize.Vendor(), adcp.AccountNotFound, "account", "the account could not be resolved", nil)
 		return Account{}, &e
 	}
-	a, err := s.Accounts.Resolve(ctx, c.PublisherID, c.Principal, req.Account)
+	a, err := s.Accounts.Resolve(ctx, c.Publisher, c.Principal, req.Account)
 	switch {
 	case errors.Is(err, ErrAccountNotFound):
 		e := ErrorOf(sanitize.Vendor(), adcp.AccountNotFound, "account", "the account could not be resolved for these credentials", nil)
 		return Account{}, &e
 	case err != nil:
-		s.log().Error("account lookup failed", "publisher", c.PublisherID, "err", err)
+		s.log().Error("account lookup failed", "publisher", c.Publisher, "err", err)
 		return Account{}, &outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Unavailable}
 	}
 	return a, nil
@@ -924,7 +931,7 @@ func (s *Service) finish(ctx context.Context, p *pass, o outcome.Outcome) Result
 	}
 	entry, err := s.Ledger.Append(ctx, s.record(p, o, payload))
 	if err != nil {
-		s.log().Error("ledger append failed: answering with the error arm", "publisher", c.PublisherID, "err", err)
+		s.log().Error("ledger append failed: answering with the error arm", "publisher", c.Publisher, "err", err)
 		p.trace.Error = "ledger: " + err.Error()
 		return s.unavailable(o.Envelope(), p.trace)
 	}
@@ -934,7 +941,7 @@ func (s *Service) finish(ctx context.Context, p *pass, o outcome.Outcome) Result
 		// answered with, and the recorded decision has no reply, as
 		// when a caller goes away mid-append.
 		if err := SpendClaim(ctx, s.Directives, p.claim); err != nil {
-			s.log().Error("spending a directive failed: answering with the error arm", "publisher", c.PublisherID, "err", err)
+			s.log().Error("spending a directive failed: answering with the error arm", "publisher", c.Publisher, "err", err)
 			p.trace.Error = "directive: " + err.Error()
 			return s.unavailable(o.Envelope(), p.trace)
 		}
@@ -960,7 +967,7 @@ func (s *Service) unavailable(env outcome.Envelope, trace Trace) Result {
 func (s *Service) record(p *pass, o outcome.Outcome, payload []byte) ledger.Record {
 	c, acct, trace, d, forced := p.call, p.acct, p.trace, p.decision, p.mode == Forced
 	r := ledger.Record{
-		Publisher:       c.PublisherID,
+		Publisher:       c.Publisher,
 		Account:         acct.Key,
 		Principal:       c.Principal.ID,
 		RequestDigest:   ledger.Digest(p.kept),
@@ -1002,12 +1009,12 @@ func (s *Service) fail(ctx context.Context, p *pass, first outcome.Error, more .
 			acctKey = p.req.Account.Key()
 		}
 		rec := ledger.Record{
-			Publisher: c.PublisherID, Account: acctKey, Principal: c.Principal.ID,
+			Publisher: c.Publisher, Account: acctKey, Principal: c.Principal.ID,
 			RequestDigest: ledger.Digest(p.kept), RulebookVersion: p.trace.RulebookVersion,
 			Arm: "failed", ResponseDigest: ledger.Digest(payload),
 		}
 		if _, err := s.Ledger.Append(ctx, rec); err != nil {
-			s.log().Warn("could not record a failed decision", "publisher", c.PublisherID, "err", err)
+			s.log().Warn("could not record a failed decision", "publisher", c.Publisher, "err", err)
 		}
 	}
 	return Result{Outcome: o, Payload: payload, Trace: p.trace}
@@ -1026,7 +1033,7 @@ func (s *Service) outage(p *pass) Result {
 }
 
 func (s *Service) internal(p *pass, env outcome.Envelope) Result {
-	s.log().Error("encoding a response failed", "publisher", p.call.PublisherID, "err", p.trace.Error)
+	s.log().Error("encoding a response failed", "publisher", p.call.Publisher, "err", p.trace.Error)
 	o := outcome.NewFailed(env, outcome.Error{Code: adcp.ServiceUnavailable, Message: sanitize.Internal})
 	out, _ := o.Encode()
 	return Result{Outcome: o, Payload: out, Trace: p.trace}

@@ -440,7 +440,7 @@ func TestServicePreview(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := e.svc.Preview(context.Background(), products.Call{PublisherID: nw, Args: []byte(`{"adcp_version":"3.2-beta.5","brief":"CTV","filters":{"channels":["ctv"],"budget_range":{"max":10000,"currency":"USD"}}}`)}, snap)
+	r := e.svc.Preview(context.Background(), products.Call{Publisher: nw, Args: []byte(`{"adcp_version":"3.2-beta.5","brief":"CTV","filters":{"channels":["ctv"],"budget_range":{"max":10000,"currency":"USD"}}}`)}, snap)
 	if r.Outcome.Arm() != outcome.Rejected {
 		t.Fatalf("preview = %s", r.Payload)
 	}

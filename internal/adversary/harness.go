@@ -182,7 +182,7 @@ func (h *Harness) Call(ctx context.Context, tr Transport, publisher, token, tool
 		if err != nil {
 			return Answer{}, err
 		}
-		vis, _ := json.Marshal(map[string]any{"payload": json.RawMessage(r.Payload), "meta": r.Meta, "summary": r.Summary})
+		vis, _ := json.Marshal(map[string]any{"payload": json.RawMessage(r.Payload), "meta": agent.MetaOf(r), "summary": r.Summary})
 		return Answer{r.Payload, vis}, nil
 	case MCP:
 		cs, err := h.session(ctx, publisher, token)

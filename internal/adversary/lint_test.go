@@ -20,7 +20,7 @@ func TestLintAgreesWithServe(t *testing.T) {
 	for s := uint64(0); s < 150; s++ {
 		w := NewWorld(s, "lint")
 		snap := products.NewSnapshot(w.Publisher, w.Catalogue, 1, &w.Rulebook, 1)
-		res := svc.Preview(context.Background(), products.Call{PublisherID: w.Publisher.ID,
+		res := svc.Preview(context.Background(), products.Call{Publisher: w.Publisher.ID,
 			Args: []byte(`{"adcp_version":"3.2-rc.7","buying_mode":"wholesale","pagination":{"max_results":100}}`)}, snap)
 		var answer struct {
 			Products []map[string]any `json:"products"`

@@ -86,7 +86,7 @@ func Record(ctx context.Context, svc *products.Service, clock *Clock, seed uint6
 			if strings.Contains(args, `"account"`) {
 				p = Buyer
 			}
-			res := svc.GetProducts(ctx, products.Call{PublisherID: demo.PublisherID, Principal: p, Args: []byte(args)})
+			res := svc.GetProducts(ctx, products.Call{Publisher: demo.PublisherID, Principal: p, Args: []byte(args)})
 			if res.Trace.Error != "" && strings.Contains(res.Trace.Error, "ledger") {
 				return n, fmt.Errorf("recording brief %d: %s", n, res.Trace.Error)
 			}

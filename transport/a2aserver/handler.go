@@ -343,7 +343,7 @@ func typedError(payload []byte, legacy bool) (any, bool, error) {
 // declined is the vocabulary entry of a rejected reply's slug (from the
 // agent's metadata), and the slug itself.
 func declined(r agent.Reply) (vocab.Entry, string, bool) {
-	slug := r.Meta.Slug()
+	slug := r.Slug
 	if slug == "" {
 		return vocab.Entry{}, "", false
 	}

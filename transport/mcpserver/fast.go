@@ -130,10 +130,10 @@ func writeAnswer(buf *bytes.Buffer, id json.RawMessage, reply agent.Reply) error
 	buf.WriteString(`{"jsonrpc":"2.0","id":`)
 	buf.Write(id)
 	buf.WriteString(`,"result":{`)
-	if !reply.Meta.IsZero() {
+	if m := agent.MetaOf(reply); !m.IsZero() {
 		// Meta's members are declared in the order of their names, as
 		// the SDK writes the map Result makes of them.
-		meta, err := json.Marshal(reply.Meta)
+		meta, err := json.Marshal(m)
 		if err != nil {
 			return err
 		}

@@ -71,7 +71,7 @@ func Recover(a *agent.Agent) mcp.Middleware {
 // Result builds the MCP tool result for a reply.
 func Result(r agent.Reply) *mcp.CallToolResult {
 	return &mcp.CallToolResult{
-		Meta:              meta(r.Meta),
+		Meta:              meta(agent.MetaOf(r)),
 		Content:           []mcp.Content{&mcp.TextContent{Text: string(r.Payload)}},
 		StructuredContent: json.RawMessage(r.Payload),
 		IsError:           r.Failed,

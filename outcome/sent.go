@@ -1,0 +1,23 @@
+package outcome
+
+import (
+	"github.com/storefront/storefront/sanitize"
+	"github.com/storefront/storefront/vocab"
+)
+
+// Sent is an answer as it leaves for the buyer: the one result type every
+// buyer task hands its transport, whichever service made it (get_products,
+// the media-buy tasks, the controller, tasks and capabilities).
+type Sent struct {
+	// Payload is the flat AdCP object, exactly as the transport sends it.
+	Payload []byte
+	// Failed is true only for the error arm: transports flip their
+	// failure markers on it and on nothing else.
+	Failed bool
+	// Slug is the public decline category of a decline, "" otherwise;
+	// the transports carry it beside the payload.
+	Slug vocab.Slug
+	// Summary is a short screened line for transports that want a text
+	// part beside the data.
+	Summary sanitize.Text
+}
