@@ -76,22 +76,8 @@ type Store struct {
 }
 
 var (
-	// Every role, and the composite.
-	_ store.Publishers  = (*Store)(nil)
-	_ store.Products    = (*Store)(nil)
-	_ store.Rulebooks   = (*Store)(nil)
-	_ store.Accounts    = (*Store)(nil)
-	_ store.Tokens      = (*Store)(nil)
-	_ store.Audit       = (*Store)(nil)
-	_ store.Ledgers     = (*Store)(nil)
-	_ store.Sandbox     = (*Store)(nil)
-	_ store.Replays     = (*Store)(nil)
-	_ store.AsyncTasks  = (*Store)(nil)
-	_ store.SigningKeys = (*Store)(nil)
-	_ store.MediaBuys   = (*Store)(nil)
-	_ store.Governance  = (*Store)(nil)
-	_ store.Changes     = (*Store)(nil)
-	_ store.Store       = (*Store)(nil)
+	// The composite, which embeds every role.
+	_ store.Store = (*Store)(nil)
 
 	// The optional roles it adds.
 	_ store.BulkCatalogue = (*Store)(nil)

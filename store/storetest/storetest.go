@@ -192,6 +192,30 @@ func Governance(t *testing.T, newStore NewStore) {
 	})
 }
 
+// Run runs the whole suite against a store: the contract every role
+// shares, then each role's tests. Both stores call it, so a role added
+// here is tested on both.
+func Run(t *testing.T, newStore NewStore) {
+	Contract(t, newStore)
+	Publishers(t, newStore)
+	Products(t, newStore)
+	Catalogues(t, newStore)
+	Rulebooks(t, newStore)
+	Accounts(t, newStore)
+	Tokens(t, newStore)
+	Audit(t, newStore)
+	Ledgers(t, newStore)
+	Recordings(t, newStore)
+	Sandbox(t, newStore)
+	Replays(t, newStore)
+	AsyncTasks(t, newStore)
+	SigningKeys(t, newStore)
+	Secrets(t, newStore)
+	Changes(t, newStore)
+	MediaBuys(t, newStore)
+	Governance(t, newStore)
+}
+
 // Contract tests the rules every role keeps (see store.Store): tenancy,
 // unknown publishers, refused writes and keys no store can hold, across
 // all the roles at once.
