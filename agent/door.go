@@ -2,7 +2,6 @@ package agent
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/internal/requestschema"
@@ -22,7 +21,7 @@ func taskOf(tool string) string {
 	if t, ok := taskAliases[tool]; ok {
 		task = t
 	}
-	if !slices.Contains(requestschema.Tasks(), task) {
+	if !requestschema.Embedded(task) {
 		return ""
 	}
 	return task

@@ -56,6 +56,10 @@ var tasks = []string{
 // each is the release manifest's request_schema.
 func Tasks() []string { return slices.Clone(tasks) }
 
+// Embedded reports whether task's request schema is embedded (one of
+// Tasks), without copying the list: the door asks it on every call.
+func Embedded(task string) bool { return slices.Contains(tasks, task) }
+
 // Issue is one way a request breaks its schema.
 type Issue struct {
 	// Pointer is the RFC 6901 JSON Pointer of the value at fault ("" for
