@@ -134,7 +134,7 @@ func NewMain() *Main {
 var commands = []struct{ name, help string }{
 	{"serve", "run the storefront (the default)"},
 	{"bench serve", "run the storefront on a generated publisher for load tests (--fixture products=N,rules=N,deny=N)"},
-	{"bench load", "drive get_products over MCP at a running storefront and report throughput and latency"},
+	{"bench load", "drive get_products over MCP (or A2A, --a2a) at a running storefront and report throughput and latency"},
 	{"bench ceiling", "serve recorded answers from a bare net/http handler (started by bench)"},
 	{"bench mcp-floor", "serve recorded answers through the MCP SDK with no pipeline (started by bench)"},
 	{"bench", "measure the storefront against the bare-HTTP ceiling and the Node peer, with scaling runs and targets"},
