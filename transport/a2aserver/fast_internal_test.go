@@ -120,3 +120,14 @@ func TestWriteTaskRefusesWhatIsNotAnObject(t *testing.T) {
 		t.Errorf("writeTask around an object = %s, want a JSON-RPC response", buf.Bytes())
 	}
 }
+
+// BenchmarkReadFast reads a message-send of the bench mix's shape.
+func BenchmarkReadFast(b *testing.B) {
+	body := []byte(`{"jsonrpc":"2.0","id":3,"method":"SendMessage","params":{"message":{"messageId":"bench-3","role":"ROLE_USER","parts":[{"data":{"skill":"get_products","input":{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"Premium online video for a coffee brand launch in the US","filters":{"channels":["olv","ctv"],"budget_range":{"max":50000,"currency":"USD"},"countries":["US"]},"pagination":{"max_results":10}}}}]}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := readFast(body); !ok {
+			b.Fatal("not read")
+		}
+	}
+}
