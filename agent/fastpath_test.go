@@ -20,8 +20,9 @@ import (
 )
 
 // twins are two copies of the sandbox program, one answering tools/call on
-// the MCP fast path and one through the SDK alone (--mcp-sdk-only). Every
-// request goes to both, in the same order, so their states stay the same.
+// the MCP fast path and message-sends on the A2A one, and one through the
+// SDKs alone (--mcp-sdk-only, --a2a-sdk-only). Every request goes to both,
+// in the same order, so their states stay the same.
 type twins struct {
 	fast, sdk *testenv.Env
 	gen       *schemagen.Generator
@@ -40,7 +41,7 @@ func newTwins(t testing.TB) *twins {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tw := &twins{fast: testenv.Start(t, "--sandbox"), sdk: testenv.Start(t, "--sandbox", "--mcp-sdk-only"), gen: gen}
+		tw := &twins{fast: testenv.Start(t, "--sandbox"), sdk: testenv.Start(t, "--sandbox", "--mcp-sdk-only", "--a2a-sdk-only"), gen: gen}
 		tw.tools = listTools(t, tw.fast)
 		twinsEnv = tw
 	})
@@ -50,8 +51,10 @@ func newTwins(t testing.TB) *twins {
 	return twinsEnv
 }
 
-// exchange is one MCP request as sent: its body and headers.
+// exchange is one MCP or A2A request as sent: its body and headers.
 type exchange struct {
+	// path is /mcp unless set.
+	path    string
 	body    string
 	headers map[string]string
 	// token picks the credentials: "buyer" (each program's own demo
@@ -62,7 +65,19 @@ type exchange struct {
 // answer is what came back, with what differs by construction between two
 // programs (generated ids, hashes, timestamps, request ids) normalised.
 func (tw *twins) send(t testing.TB, env *testenv.Env, x exchange) string {
-	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(x.body))
+	rec := tw.post(env, x)
+	h := rec.Header()
+	return fmt.Sprintf("HTTP %d\nContent-Type: %s\nCache-Control: %s\nContent-Length: %s\nWWW-Authenticate: %s\n\n%s",
+		rec.Code, h.Get("Content-Type"), h.Get("Cache-Control"), h.Get("Content-Length"), normalise(h.Get("WWW-Authenticate")), normalise(rec.Body.String()))
+}
+
+// post sends x to env's HTTP handler.
+func (tw *twins) post(env *testenv.Env, x exchange) *httptest.ResponseRecorder {
+	path := x.path
+	if path == "" {
+		path = "/mcp"
+	}
+	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(x.body))
 	for k, v := range x.headers {
 		req.Header.Set(k, v)
 	}
@@ -75,9 +90,7 @@ func (tw *twins) send(t testing.TB, env *testenv.Env, x exchange) string {
 	}
 	rec := httptest.NewRecorder()
 	env.Main.Server.Echo.ServeHTTP(rec, req)
-	h := rec.Header()
-	return fmt.Sprintf("HTTP %d\nContent-Type: %s\nCache-Control: %s\nContent-Length: %s\nWWW-Authenticate: %s\n\n%s",
-		rec.Code, h.Get("Content-Type"), h.Get("Cache-Control"), h.Get("Content-Length"), normalise(h.Get("WWW-Authenticate")), normalise(rec.Body.String()))
+	return rec
 }
 
 var (
@@ -114,14 +127,21 @@ func (tw *twins) same(t testing.TB, x exchange) {
 		return
 	}
 	if fast != sdk {
-		at := 0
-		for at < min(len(fast), len(sdk)) && fast[at] == sdk[at] {
-			at++
-		}
-		from := max(0, at-200)
-		t.Fatalf("the fast path and the SDK answer %.600s (headers %v, token %q) differently from byte %d:\nfast path: …%.600s\nSDK:       …%.600s",
-			x.body, x.headers, x.token, at, fast[from:], sdk[from:])
+		x.differ(t, "the SDK", fast, sdk)
 	}
+}
+
+// differ fails t for answers to x from the fast path and from sdk (the
+// SDK it stands in front of) that differ, showing where.
+func (x exchange) differ(t testing.TB, sdkName, fast, sdk string) {
+	t.Helper()
+	at := 0
+	for at < min(len(fast), len(sdk)) && fast[at] == sdk[at] {
+		at++
+	}
+	from := max(0, at-200)
+	t.Fatalf("the fast path and %s answer %.600s (headers %v, token %q) differently from byte %d:\nfast path: …%.600s\n%s: …%.600s",
+		sdkName, x.body, x.headers, x.token, at, fast[from:], sdkName, sdk[from:])
 }
 
 var (
@@ -165,20 +185,11 @@ func TestFastPathMatchesTheSDK(t *testing.T) {
 	n := 0
 	for _, tool := range tw.tools {
 		for i, v := range versions {
-			seed := sha256.Sum256([]byte(fmt.Sprint(tool, i)))
-			doc := tw.gen.Generate(fuzzRequests[tool], schemagen.NewSource(seed[:]))
-			if m, ok := doc.(map[string]any); ok {
-				delete(m, "adcp_major_version")
-				delete(m, "adcp_version")
-				if v != "" {
-					m["adcp_version"] = v
-				}
-			}
-			args := string(schemagen.Encode(doc))
+			args := tw.pinned(tool, fmt.Sprint(tool, i), v)
 			tw.same(t, exchange{body: toolCall(ids[i%len(ids)], tool, args), headers: headerSets[i%len(headerSets)], token: []string{"buyer", kittest.Kit, ""}[i%3]})
 			n++
 		}
-		for _, args := range []string{"", `{}`, `[]`, `"x"`, `null`, `{"adcp_version":3}`, `{"context":{"trace":"t-1"},"adcp_version":"3.1"}`} {
+		for _, args := range brokenArgs {
 			tw.same(t, exchange{body: toolCall(`2`, tool, args), headers: mcpHeaders, token: "buyer"})
 			n++
 		}
@@ -213,27 +224,61 @@ func TestFastPathMatchesTheSDK(t *testing.T) {
 // requires the same answer.
 func FuzzFastPath(f *testing.F) {
 	tw := newTwins(f)
+	tw.seed(f)
+	versions := adcp.SupportedStrings()
+	f.Fuzz(func(t *testing.T, toolByte, pick, creds, mode uint8, data []byte) {
+		tool := tw.tools[int(toolByte)%len(tw.tools)]
+		args := tw.fuzzArgs(tool, data, versions[int(pick)%len(versions)], mode)
+		tw.same(t, exchange{body: toolCall(ids[int(pick)%len(ids)], tool, args), headers: headerSets[int(pick>>4)%len(headerSets)],
+			token: []string{"buyer", kittest.Kit, "", "sf_buyer_not_a_real_token"}[int(creds)%4]})
+	})
+}
+
+// brokenArgs are arguments no tool reads as a request: absent, empty, of
+// the wrong type, with a version of the wrong type, and at a version that
+// cannot carry what they ask.
+var brokenArgs = []string{"", `{}`, `[]`, `"x"`, `null`, `{"adcp_version":3}`, `{"context":{"trace":"t-1"},"adcp_version":"3.1"}`}
+
+// pinned is a document generated from tool's official request schema with
+// the entropy of seed, pinned to version ("" for no pin).
+func (tw *twins) pinned(tool, seed, version string) string {
+	entropy := sha256.Sum256([]byte(seed))
+	doc := tw.gen.Generate(fuzzRequests[tool], schemagen.NewSource(entropy[:]))
+	if m, ok := doc.(map[string]any); ok {
+		delete(m, "adcp_major_version")
+		delete(m, "adcp_version")
+		if version != "" {
+			m["adcp_version"] = version
+		}
+	}
+	return string(schemagen.Encode(doc))
+}
+
+// fuzzArgs are the arguments a fuzz input picks: for an even mode a
+// document generated from tool's request schema with data's entropy,
+// pinned to version and mutated mode/2 % 6 times; for an odd one, data
+// itself.
+func (tw *twins) fuzzArgs(tool string, data []byte, version string, mode uint8) string {
+	if mode&1 == 1 {
+		return string(data)
+	}
+	src := schemagen.NewSource(data)
+	doc := tw.gen.Generate(fuzzRequests[tool], src)
+	if m, ok := doc.(map[string]any); ok {
+		delete(m, "adcp_major_version")
+		m["adcp_version"] = version
+	}
+	return string(schemagen.Encode(schemagen.Mutate(doc, src, int(mode>>1)%6)))
+}
+
+// seed adds the corpus both fast-path fuzz targets start from: each tool
+// with no entropy and with some, and raw arguments that are not UTF-8.
+func (tw *twins) seed(f *testing.F) {
 	for i := range tw.tools {
 		f.Add(uint8(i), uint8(0), uint8(0), uint8(0), []byte{})
 		f.Add(uint8(i), uint8(3), uint8(1), uint8(2), []byte("\x01\x07\x03\x05\x02\x06\x04\x07"))
 	}
 	f.Add(uint8(0), uint8(1), uint8(2), uint8(1), []byte(`{"brief":"caf`+"\xff"+`"}`))
-	versions := adcp.SupportedStrings()
-	f.Fuzz(func(t *testing.T, toolByte, pick, creds, mode uint8, data []byte) {
-		tool := tw.tools[int(toolByte)%len(tw.tools)]
-		args := string(data)
-		if mode&1 == 0 {
-			src := schemagen.NewSource(data)
-			doc := tw.gen.Generate(fuzzRequests[tool], src)
-			if m, ok := doc.(map[string]any); ok {
-				delete(m, "adcp_major_version")
-				m["adcp_version"] = versions[int(pick)%len(versions)]
-			}
-			args = string(schemagen.Encode(schemagen.Mutate(doc, src, int(mode>>1)%6)))
-		}
-		tw.same(t, exchange{body: toolCall(ids[int(pick)%len(ids)], tool, args), headers: headerSets[int(pick>>4)%len(headerSets)],
-			token: []string{"buyer", kittest.Kit, "", "sf_buyer_not_a_real_token"}[int(creds)%4]})
-	})
 }
 
 // canonical is an answer decoded and encoded again, the text mirror

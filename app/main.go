@@ -43,6 +43,9 @@ type Main struct {
 	// MCPSDKOnly answers every MCP request through the MCP SDK, the
 	// fast path for tools/call off.
 	MCPSDKOnly bool
+	// A2ASDKOnly answers every A2A request through a2a-go, the fast path
+	// for message-sends off.
+	A2ASDKOnly bool
 	// AsyncDiscovery turns on background curation of briefs that
 	// register a webhook.
 	AsyncDiscovery bool
@@ -134,7 +137,7 @@ func NewMain() *Main {
 var commands = []struct{ name, help string }{
 	{"serve", "run the storefront (the default)"},
 	{"bench serve", "run the storefront on a generated publisher for load tests (--fixture products=N,rules=N,deny=N)"},
-	{"bench load", "drive get_products over MCP at a running storefront and report throughput and latency"},
+	{"bench load", "drive get_products over MCP (or A2A, --a2a) at a running storefront and report throughput and latency"},
 	{"bench ceiling", "serve recorded answers from a bare net/http handler (started by bench)"},
 	{"bench mcp-floor", "serve recorded answers through the MCP SDK with no pipeline (started by bench)"},
 	{"bench", "measure the storefront against the bare-HTTP ceiling and the Node peer, with scaling runs and targets"},
@@ -212,6 +215,7 @@ func (m *Main) ParseFlags(args []string) error {
 		fs.StringVar(&m.Addr, "addr", envOr("STOREFRONT_ADDR", "127.0.0.1:8080"), "address to listen on (STOREFRONT_ADDR)")
 		fs.BoolVar(&m.Sandbox, "sandbox", env.bool("STOREFRONT_SANDBOX"), "sandbox mode: compliance controller and test-kit keys (STOREFRONT_SANDBOX=1)")
 		fs.BoolVar(&m.MCPSDKOnly, "mcp-sdk-only", env.bool("STOREFRONT_MCP_SDK_ONLY"), "answer every MCP request through the MCP SDK, without the fast path for tools/call (STOREFRONT_MCP_SDK_ONLY=1)")
+		fs.BoolVar(&m.A2ASDKOnly, "a2a-sdk-only", env.bool("STOREFRONT_A2A_SDK_ONLY"), "answer every A2A request through a2a-go, without the fast path for SendMessage and message/send (STOREFRONT_A2A_SDK_ONLY=1)")
 		fs.BoolVar(&m.AsyncDiscovery, "async-discovery", env.bool("STOREFRONT_ASYNC_DISCOVERY"), "answer brief and refine get_products that register a webhook as tasks: submitted at once, decided in the background, the answer delivered to the webhook (STOREFRONT_ASYNC_DISCOVERY=1)")
 		fs.BoolVar(&m.SeedDemo, "seed-demo", env.bool("STOREFRONT_SEED_DEMO"), "with PostgreSQL, load the demo publisher if it is absent (STOREFRONT_SEED_DEMO=1); the in-memory store always has it")
 		fs.StringVar(&m.MetricsToken, "metrics-token", os.Getenv("STOREFRONT_METRICS_TOKEN"), "require this bearer token to scrape /metrics (STOREFRONT_METRICS_TOKEN); default: /metrics is open")

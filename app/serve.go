@@ -160,7 +160,7 @@ func (m *Main) serve(ctx context.Context) error {
 	m.Server = NewServer(ServerConfig{
 		Addr: m.Addr, DefaultPublisher: def, Agent: a, Admin: adm, Store: s,
 		StoreKind: kind, Version: version, PublicURL: m.PublicURL, AllowedHosts: m.AllowedHosts, Keys: keys, Log: m.log,
-		Metrics: mx.Handler(m.MetricsToken), Limits: m.Limits, MCPSDKOnly: m.MCPSDKOnly,
+		Metrics: mx.Handler(m.MetricsToken), Limits: m.Limits, MCPSDKOnly: m.MCPSDKOnly, A2ASDKOnly: m.A2ASDKOnly,
 	})
 	recovery.Go(ctx, m.log, "background", "retention", func() { retain(ctx, s, m.Retention, m.RetentionEvery, m.now, mx, m.log) })
 	if m.DebugAddr != "" {

@@ -62,6 +62,9 @@ type ServerConfig struct {
 	// MCPSDKOnly turns the MCP fast path for tools/call off: the SDK
 	// answers every request (mcpserver.Guard).
 	MCPSDKOnly bool
+	// A2ASDKOnly turns the A2A fast path for message-sends off: a2a-go
+	// answers every request (a2aserver.Config.SDKOnly).
+	A2ASDKOnly bool
 	Log        *slog.Logger
 }
 
@@ -109,7 +112,7 @@ func NewServer(cfg ServerConfig) *Server {
 	e.POST("/mcp", mcpHandler, mcpBody, s.publisher(""))
 	e.POST("/p/:publisher/mcp", mcpHandler, mcpBody, s.publisher("publisher"))
 	a2aserver.Mount(e, a2aserver.Config{Agent: cfg.Agent, DefaultPublisher: cfg.DefaultPublisher, Version: cfg.Version,
-		PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, ListenOrigin: s.BaseURL, Log: cfg.Log},
+		PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, ListenOrigin: s.BaseURL, Log: cfg.Log, SDKOnly: cfg.A2ASDKOnly},
 		rpcBody(s.limits.A2ABody, a2aserver.RefuseBody), s.publisher)
 	e.GET(agent.BrandPath, s.brand, s.publisher(""))
 	e.GET("/p/:publisher"+agent.BrandPath, s.brand, s.publisher("publisher"))

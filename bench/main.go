@@ -24,6 +24,7 @@ func Main(ctx context.Context, command string, args []string, stdout, stderr io.
 		warm := fs.Duration("warmup", 2*time.Second, "unmeasured load first")
 		version := fs.String("adcp-version", "3.2-beta.5", "adcp_version to pin in every request; empty for none (the server's default, under which declines are errors, not the rejected arm)")
 		handshake := fs.Bool("handshake", true, "run the MCP initialize exchange on each connection first")
+		overA2A := fs.Bool("a2a", false, "send each request over A2A 1.0 (SendMessage, the AdCP profile activated) instead of MCP; --url is then the storefront's A2A endpoint, such as http://127.0.0.1:8080/a2a, and there is no handshake")
 		asJSON := fs.Bool("json", false, "print the result as JSON")
 		if err := parse(fs, args); err != nil {
 			return err
@@ -31,7 +32,7 @@ func Main(ctx context.Context, command string, args []string, stdout, stderr io.
 		reqs := Mix(*version)
 		fmt.Fprintf(stderr, "driving %s: concurrency %d for %s after %s warm-up, %d%% completed / %d%% rejected briefs\n",
 			*url, *conc, *dur, *warm, share(reqs, "completed"), share(reqs, "rejected"))
-		s, err := Load(ctx, Target{Name: "storefront", URL: *url, Handshake: *handshake, CheckArms: *version != ""},
+		s, err := Load(ctx, Target{Name: "storefront", URL: *url, Handshake: *handshake && !*overA2A, CheckArms: *version != "", A2A: *overA2A},
 			LoadOptions{Concurrency: *conc, Duration: *dur, Warmup: *warm, Requests: reqs, Progress: stderr})
 		if err != nil {
 			return err

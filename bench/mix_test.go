@@ -11,6 +11,7 @@ import (
 
 	"github.com/storefront/storefront/bench"
 	"github.com/storefront/storefront/internal/testenv"
+	"github.com/storefront/storefront/transport/a2aserver"
 )
 
 // The mix must answer as it says against a real storefront: the generated
@@ -95,5 +96,21 @@ func TestMixAgainstTheStorefront(t *testing.T) {
 	if _, err := bench.Load(ctx, bench.Target{Name: "ceiling", URL: srv.URL},
 		bench.LoadOptions{Concurrency: 2, Duration: 10 * time.Second, Requests: bench.Mix("3.2-beta.5")}); err != context.Canceled {
 		t.Fatalf("cancelled load = %v, want context.Canceled", err)
+	}
+}
+
+// TestMixIsTheA2AFastPaths: every A2A body of the mix, at every pin the
+// bench sends, is one the A2A fast path answers, so that storefront-a2a
+// measures it and not a2a-go's path beside it.
+func TestMixIsTheA2AFastPaths(t *testing.T) {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("A2A-Extensions", a2aserver.ProfileURI)
+	for _, version := range []string{"3.2-beta.5", ""} {
+		for _, req := range bench.Mix(version) {
+			if !a2aserver.Fast(req.A2ABody, h) {
+				t.Errorf("the A2A fast path does not read the mix's %s (pin %q): %s", req.Name, version, req.A2ABody)
+			}
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"unicode/utf8"
 )
 
@@ -99,6 +100,16 @@ func (c *Call) note(path []string, key string, v json.Token) {
 		c.Tool = s
 	}
 }
+
+// plainID is an id every JSON-RPC decoder the storefront sits in front of
+// writes back exactly as it was sent, whether it reads ids as float64 and
+// strings (the MCP SDK, a2a-go) or as raw JSON: an integer a float64 holds
+// exactly, or a string of characters JSON never escapes.
+var plainID = regexp.MustCompile(`^(-?(0|[1-9][0-9]{0,14})|"[A-Za-z0-9._:~-]{1,128}")$`)
+
+// PlainID reports whether id, raw JSON, is such an id: a fast path that
+// echoes it as sent answers exactly as the SDK behind it would.
+func PlainID(id json.RawMessage) bool { return plainID.Match(id) }
 
 // Error is the JSON-RPC error response to the request id (null when
 // unknown) with code, message and data (left out when nil).

@@ -490,8 +490,9 @@ func TestCapabilities(t *testing.T) {
 }
 
 // TestRawBytes checks that A2A 1.0 carries the agent's JSON as written,
-// field order and all: the bytes MCP carries. (0.3 goes through a2a-go's
-// map-based converter, so there only the values are the same.)
+// field order and all: the bytes MCP carries. (0.3 through a2a-go goes
+// through its map-based converter, so there only the values are the same;
+// on the fast path 0.3 carries the agent's bytes as well.)
 func TestRawBytes(t *testing.T) {
 	env := testenv.Start(t)
 	req, err := http.NewRequest(http.MethodPost, env.BaseURL+"/a2a", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"data":{"skill":"get_adcp_capabilities","input":{}}}]}}}`))

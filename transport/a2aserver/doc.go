@@ -33,4 +33,17 @@
 // message/send is served under the profile implicitly, and may name its
 // arguments "parameters" as well as "input". Activated extensions are
 // echoed in A2A-Extensions (1.0) or X-A2A-Extensions (0.3).
+//
+// The fast path (fast.go). a2a-go is the reference for every request, but
+// the one buyers send all day, a single SendMessage with the profile
+// activated or message/send carrying one {skill, input} data part for one
+// of the agent's tools, in a shape the fast path has been shown to read
+// as a2a-go does, is answered without it: the body is read once, the call
+// admitted and dispatched as handler.send does, and the task written
+// around the agent's JSON in one pass, under the same recover boundary as
+// SendMessage's. Anything else, and any call admission or dispatch would
+// refuse, is handed to a2a-go having written nothing. The two answer alike
+// (agent's TestA2AFastPathMatchesA2AGo and FuzzA2AFastPath); over 0.3 the
+// AdCP object keeps the agent's member order, where a2a-go sorts it.
+// Config.SDKOnly (--a2a-sdk-only) turns the fast path off.
 package a2aserver

@@ -112,13 +112,6 @@ func (h *handler) send(ctx context.Context, req *a2a.SendMessageRequest, inv *in
 			"activate the AdCP v3 profile: send the header A2A-Extensions: "+ProfileURI).
 			WithErrorInfoMeta(map[string]string{"adcp_profile_error": "extension_not_activated", "extension": ProfileURI})
 	}
-	var activated []string
-	for _, uri := range []string{ProfileURI, RefusalURI} {
-		if requested[uri] {
-			activated = append(activated, uri)
-		}
-	}
-
 	var err error
 	if *inv, err = parseInvocation(req.Message, x.legacy); err != nil {
 		return nil, err
@@ -154,14 +147,27 @@ func (h *handler) send(ctx context.Context, req *a2a.SendMessageRequest, inv *in
 		h.log.ErrorContext(ctx, "a2a encode", "skill", inv.skill, "err", err)
 		return nil, a2a.ErrInternalError
 	}
-	if len(activated) > 0 {
-		name := a2a.SvcParamExtensions
-		if x.legacy {
-			name = "X-" + name
-		}
-		x.header.Set(name, strings.Join(activated, ", "))
+	if name, value := activated(requested, x.legacy); value != "" {
+		x.header.Set(name, value)
 	}
 	return task, nil
+}
+
+// activated is the response header naming the extensions of requested
+// this surface serves, A2A-Extensions (X-A2A-Extensions for 0.3), and its
+// value; "" when none is active.
+func activated(requested map[string]bool, legacy bool) (name, value string) {
+	var uris []string
+	for _, uri := range []string{ProfileURI, RefusalURI} {
+		if requested[uri] {
+			uris = append(uris, uri)
+		}
+	}
+	name = a2a.SvcParamExtensions
+	if legacy {
+		name = "X-" + name
+	}
+	return name, strings.Join(uris, ", ")
 }
 
 // invocation is a decoded {skill, input} data part.
@@ -266,9 +272,86 @@ func rawInput(body []byte, legacy bool) json.RawMessage {
 	return input
 }
 
-// task encodes a reply as a terminal task.
+// plan is what the terminal task for reply r says, before an encoder
+// writes it: the a2a-go task (task) or the fast path's bytes (fast.go).
+// refusals is whether the caller activated the refusal extension.
+//
+// The screened summary (a decline's reason, a failure's first message)
+// goes first in the artifact as text, for plain clients; the AdCP object
+// is the last part, where AdCP clients read it. A completed arm has no
+// summary, so its data part stands alone. AdCP clients written against 3.0
+// (the @adcp/sdk among them) take a first data part's status as the task's
+// status and would count a rejected arm as a failed task; with the text
+// first they read the task state, completed, as the profile intends.
+func (h *handler) plan(ctx context.Context, r agent.Reply, refusals bool) taskPlan {
+	p := taskPlan{failed: r.Failed, summary: summary(r), payload: r.Payload}
+	switch {
+	case r.Failed:
+		// A failed task says why in its status message as well: A2A
+		// clients that know nothing of AdCP show a failed task's status
+		// message, not its artifacts. The same screened line, and the
+		// typed error as AdCP's transport error mapping reads it there.
+		p.status = &statusPlan{text: p.summary, typed: typedError(r.Payload)}
+	case refusals:
+		if rf, ok := h.refusal(ctx, r); ok {
+			p.status = &statusPlan{text: p.summary, refusal: &rf}
+		}
+	}
+	return p
+}
+
+// taskPlan is a terminal task's content.
+type taskPlan struct {
+	// failed makes the task state failed and the artifact "error".
+	failed bool
+	// summary is the artifact's leading text part; "" for none.
+	summary string
+	// payload is the AdCP object, the artifact's last part.
+	payload []byte
+	// status is the status message's content; nil for none.
+	status *statusPlan
+}
+
+// artifactName is the name of the task's one artifact.
+func (p taskPlan) artifactName() string {
+	if p.failed {
+		return "error"
+	}
+	return "result"
+}
+
+// statusPlan is a status message: a text part, then either the typed
+// error (the failed arm) or the typed refusal (the refusal extension).
+type statusPlan struct {
+	text string
+	// typed is {"adcp_error": ...}; nil when the failure has none.
+	typed []byte
+	// refusal is the refusal extension's data part.
+	refusal *refusal
+}
+
+// refusal is the refusal extension's typed refusal, {rule, reason,
+// detail?}: rule a key of the card's map, reason its line, and detail the
+// screened reason when it says more than that line.
+type refusal struct {
+	rule, reason, detail string
+}
+
+// value is the refusal as a data part's value: a map, which a2a-go's 0.3
+// encoder needs (anything else is wrapped in {"value": ...}), and which it
+// writes with sorted keys.
+func (r refusal) value() map[string]any {
+	v := map[string]any{"rule": r.rule, "reason": r.reason}
+	if r.detail != "" {
+		v["detail"] = r.detail
+	}
+	return v
+}
+
+// task encodes a reply as a terminal a2a-go task.
 func (h *handler) task(ctx context.Context, msg *a2a.Message, r agent.Reply, legacy, refusals bool) (*a2a.Task, error) {
-	data, err := payloadValue(r.Payload, legacy)
+	p := h.plan(ctx, r, refusals)
+	data, err := payloadValue(p.payload, legacy)
 	if err != nil {
 		return nil, err
 	}
@@ -281,63 +364,53 @@ func (h *handler) task(ctx context.Context, msg *a2a.Message, r agent.Reply, leg
 	if t.ContextID == "" {
 		t.ContextID = a2a.NewContextID()
 	}
-	// The screened summary (a decline's reason, a failure's first message)
-	// goes first as text, for plain clients; the AdCP object is the last
-	// part, where AdCP clients read it. A completed arm has no summary, so
-	// its data part stands alone. AdCP clients written against 3.0 (the
-	// @adcp/sdk among them) take a first data part's status as the task's
-	// status and would count a rejected arm as a failed task; with the text
-	// first they read the task state, completed, as the profile intends.
-	art := &a2a.Artifact{ID: a2a.NewArtifactID(), Name: "result"}
-	if text := summary(r); text != "" {
-		art.Parts = append(art.Parts, a2a.NewTextPart(text))
+	art := &a2a.Artifact{ID: a2a.NewArtifactID(), Name: p.artifactName()}
+	if p.summary != "" {
+		art.Parts = append(art.Parts, a2a.NewTextPart(p.summary))
 	}
 	art.Parts = append(art.Parts, a2a.NewDataPart(data))
-	if r.Failed {
+	if p.failed {
 		t.Status.State = a2a.TaskStateFailed
-		art.Name = "error"
 	}
 	t.Artifacts = []*a2a.Artifact{art}
-	var status a2a.ContentParts
-	switch {
-	case r.Failed:
-		// A failed task says why in its status message as well: A2A
-		// clients that know nothing of AdCP show a failed task's status
-		// message, not its artifacts. The same screened line, and the
-		// typed error as AdCP's transport error mapping reads it there.
-		status = a2a.ContentParts{a2a.NewTextPart(summary(r))}
-		typed, ok, err := typedError(r.Payload, legacy)
-		if err != nil {
-			return nil, err
+	if st := p.status; st != nil {
+		parts := a2a.ContentParts{a2a.NewTextPart(st.text)}
+		switch {
+		case st.typed != nil:
+			typed, err := payloadValue(st.typed, legacy)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, a2a.NewDataPart(typed))
+		case st.refusal != nil:
+			part := a2a.NewDataPart(st.refusal.value())
+			part.MediaType = RefusalMediaType
+			if legacy {
+				// A2A 0.3 has no mediaType on data parts; a2a-go drops it.
+				part.Metadata = map[string]any{"mediaType": RefusalMediaType}
+			}
+			parts = append(parts, part)
 		}
-		if ok {
-			status = append(status, a2a.NewDataPart(typed))
-		}
-	case refusals:
-		status = h.refusalParts(ctx, r, legacy)
-	}
-	if status != nil {
 		t.Status.Message = &a2a.Message{
 			ID: a2a.NewMessageID(), Role: a2a.MessageRoleAgent,
-			TaskID: t.ID, ContextID: t.ContextID, Parts: status,
+			TaskID: t.ID, ContextID: t.ContextID, Parts: parts,
 		}
 	}
 	return t, nil
 }
 
 // typedError is the error arm's typed error alone, {"adcp_error": {...}},
-// as a data part's value: the shape AdCP's transport error mapping reads
+// as the agent wrote it: the shape AdCP's transport error mapping reads
 // from a failed task's status message. A failure with no adcp_error (the
-// compliance controller's own failure shape) has none to give.
-func typedError(payload []byte, legacy bool) (any, bool, error) {
+// compliance controller's own failure shape) has none to give: nil.
+func typedError(payload []byte) []byte {
 	var arm struct {
 		Error json.RawMessage `json:"adcp_error"`
 	}
 	if err := json.Unmarshal(payload, &arm); err != nil || len(arm.Error) == 0 {
-		return nil, false, nil
+		return nil
 	}
-	v, err := payloadValue(append(append([]byte(`{"adcp_error":`), arm.Error...), '}'), legacy)
-	return v, err == nil, err
+	return append(append([]byte(`{"adcp_error":`), arm.Error...), '}')
 }
 
 // declined is the vocabulary entry of a rejected reply's slug (from the
@@ -367,10 +440,9 @@ func summary(r agent.Reply) string {
 	return ""
 }
 
-// refusalParts are the refusal extension's two parts for a rejected reply:
-// the screened reason as text and the typed refusal. They are nil for any
-// other arm.
-func (h *handler) refusalParts(ctx context.Context, r agent.Reply, legacy bool) a2a.ContentParts {
+// refusal is the refusal extension's typed refusal for a rejected reply;
+// false for any other arm.
+func (h *handler) refusal(ctx context.Context, r agent.Reply) (refusal, bool) {
 	e, slug, ok := declined(r)
 	if !ok {
 		if slug != "" {
@@ -378,20 +450,13 @@ func (h *handler) refusalParts(ctx context.Context, r agent.Reply, legacy bool) 
 			// the vocabulary cannot be one, so no refusal part is sent.
 			h.log.ErrorContext(ctx, "a2a refusal: decline slug outside the vocabulary", "slug", slug)
 		}
-		return nil
+		return refusal{}, false
 	}
-	refusal := map[string]any{"rule": e.Slug.Kebab(), "reason": e.Reason}
-	text := summary(r)
-	if text != e.Reason {
-		refusal["detail"] = text
+	rf := refusal{rule: e.Slug.Kebab(), reason: e.Reason}
+	if text := summary(r); text != e.Reason {
+		rf.detail = text
 	}
-	part := a2a.NewDataPart(refusal)
-	part.MediaType = RefusalMediaType
-	if legacy {
-		// A2A 0.3 has no mediaType on data parts; a2a-go drops it.
-		part.Metadata = map[string]any{"mediaType": RefusalMediaType}
-	}
-	return a2a.ContentParts{a2a.NewTextPart(text), part}
+	return rf, true
 }
 
 // payloadValue is the AdCP object as a data part's value. For A2A 1.0 it

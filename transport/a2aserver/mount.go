@@ -45,6 +45,9 @@ type Config struct {
 	// listens on, such as http://127.0.0.1:8080.
 	ListenOrigin func() string
 	Log          *slog.Logger
+	// SDKOnly answers every request through a2a-go, the fast path for
+	// message-sends (fast.go) off.
+	SDKOnly bool
 }
 
 // internalErrorCode is JSON-RPC's internal error.
@@ -53,6 +56,7 @@ const internalErrorCode = -32603
 // Server is the A2A surface of one storefront.
 type Server struct {
 	cfg      Config
+	h        *handler
 	v10, v03 http.Handler
 }
 
@@ -70,6 +74,7 @@ func New(cfg Config) *Server {
 	})
 	return &Server{
 		cfg: cfg,
+		h:   h,
 		v10: a2asrv.NewJSONRPCHandler(h, recovered),
 		v03: a2av0.NewJSONRPCHandler(h, recovered),
 	}
@@ -104,8 +109,10 @@ func (s *Server) publisherOf(c echo.Context) (id string, prefix string) {
 // the header cannot decide.
 //
 // It is the A2A surface's recover boundary on the HTTP request's goroutine
-// (admission, routing): a panic there is answered as a JSON-RPC internal
-// error. Calls are answered under SendMessage's own boundary.
+// (admission, routing, the fast path's reading and writing): a panic there
+// is answered as a JSON-RPC internal error. Calls are answered under
+// SendMessage's own boundary, or on the fast path under one that answers
+// the same way.
 func (s *Server) serveRPC(c echo.Context) (err error) {
 	r := c.Request()
 	body, err := io.ReadAll(r.Body)
@@ -144,6 +151,9 @@ func (s *Server) route(c echo.Context, body []byte, rpcID json.RawMessage, metho
 	ctx, err := s.cfg.Agent.Admit(r.Context(), id, r.Header.Get("Authorization"), "", nil)
 	if err != nil {
 		return unauthenticated(c.Response(), realm, rpcID, err)
+	}
+	if !s.cfg.SDKOnly && s.h.serveFast(ctx, c, id, body) {
+		return nil
 	}
 	w := &challengeWriter{Response: c.Response()}
 	x := &exchange{publisher: id, legacy: strings.Contains(method, "/"), header: w.Header(), realm: realm, challenge: w}

@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"mime"
 	"net/http"
-	"regexp"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/storefront/storefront/agent"
+	"github.com/storefront/storefront/internal/jsonrpc"
 )
 
 // The fast path answers the one request buyers send all day, a stateless
@@ -29,15 +29,11 @@ import (
 // serves, and none (which the SDK reads as 2025-03-26).
 var fastVersions = map[string]bool{"2025-11-25": true, "2025-06-18": true, "2025-03-26": true, "2024-11-05": true}
 
-// plainID is an id the SDK writes back exactly as it was sent: an integer
-// a float64 holds exactly, or a string of characters JSON never escapes.
-var plainID = regexp.MustCompile(`^(-?(0|[1-9][0-9]{0,14})|"[A-Za-z0-9._:~-]{1,128}")$`)
-
 // plainCall reports whether a tools/call with params p is one the fast
 // path answers: a plain id, a tool name, and arguments that are an object
 // or absent; nothing else in params.
 func plainCall(c rpcCall, p map[string]json.RawMessage) bool {
-	if c.id == nil || !plainID.Match(c.id) || c.tool == "tools/call" {
+	if c.id == nil || !jsonrpc.PlainID(c.id) || c.tool == "tools/call" {
 		return false
 	}
 	for k := range p {
