@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding"
 	"encoding/json"
-	"fmt"
-	"math"
 	"reflect"
 	"sort"
 	"strings"
@@ -25,16 +23,16 @@ func Decode(data []byte, v any) error {
 	if len(data) == 0 {
 		return Invalid{{Pointer: "", Detail: "the body is empty; a JSON document is required"}}
 	}
-	var generic any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&generic); err != nil {
-		return Invalid{{Pointer: "", Detail: "the body is not valid JSON: " + err.Error()}}
+	doc, n, ok := parse(data)
+	if !ok {
+		return Invalid{{Pointer: "", Detail: "the body is not valid JSON: " + syntaxError(data)}}
 	}
-	if dec.More() {
+	if n < len(data) && data[n] != ']' && data[n] != '}' {
+		// A closing bracket after the document is left to json.Unmarshal
+		// below, as json.Decoder.More leaves it.
 		return Invalid{{Pointer: "", Detail: "the body holds more than one JSON document"}}
 	}
-	if generic == nil {
+	if doc.IsNull() {
 		// json.Unmarshal would leave v as it is: a PUT of null would
 		// save the empty document.
 		return Invalid{{Pointer: "", Detail: "the body is null; send the whole document"}}
@@ -43,8 +41,9 @@ func Decode(data []byte, v any) error {
 	if bad.Faults("", field.Scan(data, nil)); len(bad) > 0 {
 		return bad
 	}
-	check(&bad, generic, reflect.TypeOf(v).Elem(), "")
-	if len(bad) > 0 {
+	r := NewReader(Pointers, 0)
+	check(r, doc, reflect.TypeOf(v).Elem(), "")
+	if bad := r.Faults(); len(bad) > 0 {
 		return bad
 	}
 	if err := json.Unmarshal(data, v); err != nil {
@@ -53,115 +52,80 @@ func Decode(data []byte, v any) error {
 	return nil
 }
 
+// syntaxError is encoding/json's word for what is wrong with a document
+// Parse refused, which says where the document went wrong.
+func syntaxError(data []byte) string {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return err.Error()
+	}
+	return ErrSyntax.Error()
+}
+
 var (
 	unmarshalerType = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
 	textType        = reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem()
 	rawType         = reflect.TypeOf(json.RawMessage{})
 )
 
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case json.Number:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-// check walks a decoded document alongside the Go type it will fill.
-func check(bad *Invalid, v any, t reflect.Type, ptr string) {
-	if v == nil {
+// check reads a parsed document alongside the Go type it will fill.
+func check(r *Reader, v Value, t reflect.Type, ptr string) {
+	if v.IsNull() {
 		return // null leaves the zero value
 	}
 	if t == rawType {
 		return
 	}
 	if reflect.PointerTo(t).Implements(unmarshalerType) {
-		raw, _ := json.Marshal(v)
 		u := reflect.New(t).Interface().(json.Unmarshaler)
-		if err := u.UnmarshalJSON(raw); err != nil {
-			bad.Add(ptr, "%s", err.Error())
+		if err := u.UnmarshalJSON(v.raw); err != nil {
+			r.Add(Field{Pointer: ptr, Detail: err.Error()})
 		}
 		return
 	}
 	if reflect.PointerTo(t).Implements(textType) {
-		if _, ok := v.(string); !ok {
-			bad.Add(ptr, "must be a string, not %s", jsonKind(v))
-		}
+		r.String(v, ptr)
 		return
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
-		check(bad, v, t.Elem(), ptr)
+		check(r, v, t.Elem(), ptr)
 	case reflect.Interface:
 	case reflect.String:
-		if _, ok := v.(string); !ok {
-			bad.Add(ptr, "must be a string, not %s", jsonKind(v))
-		}
+		r.String(v, ptr)
 	case reflect.Bool:
-		if _, ok := v.(bool); !ok {
-			bad.Add(ptr, "must be true or false, not %s", jsonKind(v))
-		}
+		r.Bool(v, ptr)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		n, ok := v.(json.Number)
-		if !ok {
-			bad.Add(ptr, "must be an integer, not %s", jsonKind(v))
-			return
-		}
-		if _, err := n.Int64(); err != nil {
-			bad.Add(ptr, "must be an integer, not %s", n)
-		}
+		r.Int(v, ptr, 64)
 	case reflect.Float32, reflect.Float64:
-		n, ok := v.(json.Number)
-		if !ok {
-			bad.Add(ptr, "must be a number, not %s", jsonKind(v))
-			return
-		}
-		if f, err := n.Float64(); err != nil || math.IsInf(f, 0) {
-			bad.Add(ptr, "must be a finite number")
-		}
+		r.Float(v, ptr)
 	case reflect.Slice, reflect.Array:
-		list, ok := v.([]any)
-		if !ok {
-			bad.Add(ptr, "must be an array, not %s", jsonKind(v))
-			return
-		}
+		list, _ := r.Array(v, ptr)
 		for i, x := range list {
-			check(bad, x, t.Elem(), Join(ptr, i))
+			check(r, x, t.Elem(), Join(ptr, i))
 		}
 	case reflect.Map:
-		m, ok := v.(map[string]any)
-		if !ok {
-			bad.Add(ptr, "must be an object, not %s", jsonKind(v))
-			return
-		}
-		for _, k := range sortedKeys(m) {
-			check(bad, m[k], t.Elem(), Join(ptr, k))
+		if o, ok := r.Object(v, ptr); ok {
+			for _, m := range o.v.members() {
+				check(r, m, t.Elem(), o.At(string(m.name)))
+			}
 		}
 	case reflect.Struct:
-		m, ok := v.(map[string]any)
+		o, ok := r.Object(v, ptr)
 		if !ok {
-			bad.Add(ptr, "must be an object, not %s", jsonKind(v))
 			return
 		}
 		fields := structFields(t)
-		for _, k := range sortedKeys(m) {
-			f, ok := fields[k]
-			if !ok {
-				bad.Add(Join(ptr, k), "unknown field %q (known: %s)", k, strings.Join(fieldNames(fields), ", "))
-				continue
+		for _, m := range o.v.members() {
+			k := string(m.name)
+			if f, ok := fields[k]; ok {
+				check(r, m, f, o.At(k))
+			} else {
+				o.unknown(k, fieldNames(fields))
 			}
-			check(bad, m[k], f, Join(ptr, k))
 		}
 	}
 }
@@ -203,15 +167,6 @@ func structFields(t reflect.Type) map[string]reflect.Type {
 }
 
 func fieldNames(m map[string]reflect.Type) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func sortedKeys(m map[string]any) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

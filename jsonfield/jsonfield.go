@@ -1,11 +1,18 @@
 // Package jsonfield points at the fields of JSON documents (RFC 6901
-// pointers), decodes documents strictly, and carries the validation
-// failures that point at an offending field, so the admin API can render
-// them as RFC 9457 problem details and the console can show each next to its
-// field. The buyer tasks report their requests' failures with the same type,
-// adding the AdCP error code and the field as AdCP errors name it. Of the
-// storefront it imports only field, whose text rules its decoder applies to
-// every string of a document, and adcp, for the codes.
+// pointers), reads documents strictly, and carries the validation failures
+// that point at an offending field, so the admin API can render them as
+// RFC 9457 problem details and the console can show each next to its
+// field. The buyer tasks report their requests' failures with the same
+// type, adding the AdCP error code and the field as AdCP errors name it.
+//
+// There is one strict reader: Parse reads a document's bytes once, and a
+// Reader reads its values, recording a fault at the place of each value of
+// the wrong type and each member a closed object does not allow. Decode
+// reads the admin API's documents with it into Go values, faults at JSON
+// pointers; get_products reads its requests with it, faults at AdCP paths
+// with codes, keeping the rules of its fields to itself. Of the storefront
+// it imports only field, whose text rules Decode applies to every string
+// of a document, and adcp, for the codes.
 package jsonfield
 
 import (

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/jsonfield"
 )
 
 // FormatOptionRef is one filters.format_option_refs entry
@@ -31,72 +32,72 @@ type FormatRef struct {
 
 var formatIDRE = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
 
-func decodeFormatOptionRefs(o object) []FormatOptionRef {
+func decodeFormatOptionRefs(o jsonfield.Object) []FormatOptionRef {
 	var out []FormatOptionRef
-	for _, e := range o.objectList("format_option_refs") {
-		path := e.path
-		r := FormatOptionRef{Scope: e.str("scope"), FormatOptionID: e.str("format_option_id"), PublisherDomain: e.str("publisher_domain")}
+	for _, e := range objectList(o, "format_option_refs") {
+		path := e.Path
+		r := FormatOptionRef{Scope: e.Str("scope"), FormatOptionID: e.Str("format_option_id"), PublisherDomain: e.Str("publisher_domain")}
 		switch r.Scope {
 		case "product":
-			if e.has("publisher_domain") {
-				o.d.invalid(path+".publisher_domain", "a product-scoped reference names no publisher_domain; use scope publisher for a publisher catalogue option")
+			if e.Has("publisher_domain") {
+				invalid(o.Reader, path+".publisher_domain", "a product-scoped reference names no publisher_domain; use scope publisher for a publisher catalogue option")
 			}
 		case "publisher":
 			if r.PublisherDomain == "" {
-				o.d.invalid(path+".publisher_domain", "a publisher-scoped reference needs publisher_domain")
+				invalid(o.Reader, path+".publisher_domain", "a publisher-scoped reference needs publisher_domain")
 			} else if !adcp.IsDomain(r.PublisherDomain) {
-				o.d.invalid(path+".publisher_domain", "publisher_domain must be a lower-case domain name")
+				invalid(o.Reader, path+".publisher_domain", "publisher_domain must be a lower-case domain name")
 			}
 		case "":
-			o.d.invalid(path+".scope", "scope is required (product or publisher)")
+			invalid(o.Reader, path+".scope", "scope is required (product or publisher)")
 		default:
-			o.d.invalid(path+".scope", fmt.Sprintf("scope must be product or publisher, not %q", r.Scope))
+			invalid(o.Reader, path+".scope", fmt.Sprintf("scope must be product or publisher, not %q", r.Scope))
 		}
 		if r.FormatOptionID == "" {
-			o.d.invalid(path+".format_option_id", "format_option_id is required")
+			invalid(o.Reader, path+".format_option_id", "format_option_id is required")
 		} else {
-			checkIdentifier(o.d, path+".format_option_id", "format_option_id", r.FormatOptionID)
+			checkIdentifier(o.Reader, path+".format_option_id", "format_option_id", r.FormatOptionID)
 		}
 		out = append(out, r)
 	}
 	return out
 }
 
-func decodeFormatRefs(o object) []FormatRef {
+func decodeFormatRefs(o jsonfield.Object) []FormatRef {
 	var out []FormatRef
-	for _, e := range o.objectList("format_ids") {
-		path := e.path
-		r := FormatRef{ID: e.str("id")}
-		agent := e.str("agent_url")
+	for _, e := range objectList(o, "format_ids") {
+		path := e.Path
+		r := FormatRef{ID: e.Str("id")}
+		agent := e.Str("agent_url")
 		switch canon, err := canonicalURL(agent); {
 		case agent == "":
-			o.d.invalid(path+".agent_url", "agent_url is required")
+			invalid(o.Reader, path+".agent_url", "agent_url is required")
 		case err != nil:
-			o.d.invalid(path+".agent_url", "agent_url must be an absolute http(s) URL")
+			invalid(o.Reader, path+".agent_url", "agent_url must be an absolute http(s) URL")
 		default:
 			r.AgentURL = canon
 		}
 		if !formatIDRE.MatchString(r.ID) || len(r.ID) > maxIdentifier {
-			o.d.invalid(path+".id", "id is required: letters, digits, _ and -")
+			invalid(o.Reader, path+".id", "id is required: letters, digits, _ and -")
 		}
-		if e.has("width") || e.has("height") {
-			r.Width, r.Height = e.integer("width"), e.integer("height")
+		if e.Has("width") || e.Has("height") {
+			r.Width, r.Height = e.Int("width"), e.Int("height")
 			if r.Width < 1 || r.Height < 1 {
-				o.d.invalid(path, "width and height go together, each at least 1")
+				invalid(o.Reader, path, "width and height go together, each at least 1")
 			}
 		}
-		if e.has("duration_ms") {
-			r.DurationMS = e.number("duration_ms")
+		if e.Has("duration_ms") {
+			r.DurationMS = e.Number("duration_ms")
 			if r.DurationMS < 1 {
-				o.d.invalid(path+".duration_ms", "duration_ms must be at least 1")
+				invalid(o.Reader, path+".duration_ms", "duration_ms must be at least 1")
 			}
 		}
-		if e.has("pixel_ratio") {
+		if e.Has("pixel_ratio") {
 			// The catalogue's legacy projection names 1x variants only.
-			if v := e.number("pixel_ratio"); v <= 0 {
-				o.d.invalid(path+".pixel_ratio", "pixel_ratio must be greater than 0")
+			if v := e.Number("pixel_ratio"); v <= 0 {
+				invalid(o.Reader, path+".pixel_ratio", "pixel_ratio must be greater than 0")
 			} else if r.Width == 0 {
-				o.d.invalid(path+".pixel_ratio", "pixel_ratio needs width and height")
+				invalid(o.Reader, path+".pixel_ratio", "pixel_ratio needs width and height")
 			} else if v != 1 {
 				r.ID = "" // matches no projected format
 			}
@@ -108,22 +109,22 @@ func decodeFormatRefs(o object) []FormatRef {
 
 // objectList decodes the list at k: at least one and at most MaxListItems
 // objects. Entries that are not objects are reported and left out.
-func (o object) objectList(k string) []object {
-	raws, ok := o.list(k)
+func objectList(o jsonfield.Object, k string) []jsonfield.Object {
+	raws, ok := o.List(k)
 	if !ok {
 		return nil
 	}
-	field := o.at(k)
+	field := o.At(k)
 	if len(raws) == 0 {
-		o.d.invalid(field, field+" must not be empty")
+		invalid(o.Reader, field, field+" must not be empty")
 	}
 	if len(raws) > MaxListItems {
-		o.d.invalid(field, fmt.Sprintf("%s lists %d items; the limit is %d", field, len(raws), MaxListItems))
+		invalid(o.Reader, field, fmt.Sprintf("%s lists %d items; the limit is %d", field, len(raws), MaxListItems))
 		return nil
 	}
-	out := make([]object, 0, len(raws))
+	out := make([]jsonfield.Object, 0, len(raws))
 	for i, raw := range raws {
-		if e, ok := o.d.objectAt(raw, fmt.Sprintf("%s[%d]", field, i)); ok {
+		if e, ok := o.Reader.Object(raw, fmt.Sprintf("%s[%d]", field, i)); ok {
 			out = append(out, e)
 		}
 	}

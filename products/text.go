@@ -1,6 +1,7 @@
 package products
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 
@@ -59,4 +60,9 @@ func describe(f field.Fault) string {
 // the request, and the refusal does not send it back.
 func Echoable(ctx json.RawMessage) bool {
 	return isObject(ctx) && len(field.Scan(ctx, func(field.Path) bool { return true })) == 0
+}
+
+func isObject(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) > 0 && t[0] == '{'
 }

@@ -1,0 +1,212 @@
+package jsonfield
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/storefront/storefront/adcp"
+)
+
+// generic is v as encoding/json decodes it into an any, with UseNumber.
+func generic(v Value) any {
+	switch v.kind {
+	case kindBool:
+		return v.raw[0] == 't'
+	case kindNumber:
+		return json.Number(v.raw)
+	case kindString:
+		return v.text()
+	case kindArray:
+		out := []any{}
+		for _, e := range v.kids {
+			out = append(out, generic(e))
+		}
+		return out
+	case kindObject:
+		out := map[string]any{}
+		for _, m := range v.kids {
+			out[string(m.name)] = generic(m)
+		}
+		return out
+	}
+	return nil
+}
+
+// FuzzParse checks Parse against encoding/json: it accepts exactly the
+// documents json.Valid accepts, and reads each as json.Unmarshal does
+// (strings and member names decoded alike, a repeated member the last).
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`{}`, `[1,-0.5e+3,"a\u00e9\ud83d\ude00",true,false,null]`, `{"a":1,"a":{"b":[]}}`, `{"\u0061":"\ud800"}`,
+		"\"\xff\"", `01`, `1.`, `-`, `[1,]`, `{"a" 1}`, `"\x"`, "\"\t\"", ` {} `, `{} {}`, `[` + strings.Repeat("[", 10000) + `]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := Parse(data)
+		if valid := json.Valid(data); (err == nil) != valid {
+			t.Fatalf("Parse(%q) = %v; json.Valid says %v", data, err, valid)
+		}
+		if err != nil {
+			return
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		var want any
+		if err := dec.Decode(&want); err != nil {
+			t.Fatalf("json.Decode(%q) = %v", data, err)
+		}
+		if got := generic(v); !reflect.DeepEqual(got, want) {
+			t.Errorf("Parse(%q) reads as %#v, encoding/json as %#v", data, got, want)
+		}
+	})
+}
+
+func TestParseDepth(t *testing.T) {
+	for _, n := range []int{maxDepth, maxDepth + 1} {
+		doc := []byte(strings.Repeat(`{"a":[`, n/2) + strings.Repeat(`]}`, n/2))
+		if _, err := Parse(doc); (err == nil) != json.Valid(doc) {
+			t.Errorf("Parse at depth %d = %v; json.Valid says %v", n, err, json.Valid(doc))
+		}
+	}
+}
+
+func TestDecodeFaults(t *testing.T) {
+	type inner struct {
+		N int8 `json:"n"`
+	}
+	type doc struct {
+		Name  string             `json:"name"`
+		Count int                `json:"count"`
+		Ratio float64            `json:"ratio"`
+		On    bool               `json:"on"`
+		Tags  []string           `json:"tags"`
+		Day   adcp.Date          `json:"day"`
+		Sub   inner              `json:"sub"`
+		By    map[string]float64 `json:"by"`
+	}
+	for _, test := range []struct {
+		name, body string
+		want       Invalid
+	}{
+		{"wrong types", `{"name":1,"count":"2","ratio":true,"on":null,"tags":"a","sub":[]}`, Invalid{
+			{Pointer: "/count", Detail: "must be an integer, not a string"},
+			{Pointer: "/name", Detail: "must be a string, not a number"},
+			{Pointer: "/ratio", Detail: "must be a number, not a boolean"},
+			{Pointer: "/sub", Detail: "must be an object, not an array"},
+			{Pointer: "/tags", Detail: "must be an array, not a string"},
+		}},
+		{"numbers", `{"count":1.5,"ratio":1e400,"by":{"b~/":1e999,"a":"x"}}`, Invalid{
+			{Pointer: "/by/a", Detail: "must be a number, not a string"},
+			{Pointer: "/by/b~0~1", Detail: "must be a finite number"},
+			{Pointer: "/count", Detail: "must be an integer, not 1.5"},
+			{Pointer: "/ratio", Detail: "must be a finite number"},
+		}},
+		{"unknown fields among the known, in name order", `{"zz":1,"tags":[2],"Name":"x"}`, Invalid{
+			{Pointer: "/Name", Detail: `unknown field "Name" (known: by, count, day, name, on, ratio, sub, tags)`},
+			{Pointer: "/tags/0", Detail: "must be a string, not a number"},
+			{Pointer: "/zz", Detail: `unknown field "zz" (known: by, count, day, name, on, ratio, sub, tags)`},
+		}},
+		{"the last of a repeated member", `{"name":"x","name":2,"count":"x","count":3}`, Invalid{
+			{Pointer: "/name", Detail: "must be a string, not a number"},
+		}},
+		{"a value's own decoder", `{"day":"2024-02-30","sub":{"n":"x"}}`, Invalid{
+			{Pointer: "/day", Detail: `"2024-02-30" is not a date in YYYY-MM-DD form`},
+			{Pointer: "/sub/n", Detail: "must be an integer, not a string"},
+		}},
+		{"a second document", `{} {}`, Invalid{{Pointer: "", Detail: "the body holds more than one JSON document"}}},
+		{"a bracket after the document", `{}]`, Invalid{{Pointer: "", Detail: "invalid character ']' after top-level value"}}},
+		{"not JSON, in encoding/json's words", `{"name":}`, Invalid{{Pointer: "", Detail: "the body is not valid JSON: invalid character '}' looking for beginning of value"}}},
+		{"cut short", `{"name":"x"`, Invalid{{Pointer: "", Detail: "the body is not valid JSON: unexpected EOF"}}},
+	} {
+		t.Run(test.name, func(t *testing.T) {
+			var d doc
+			err := Decode([]byte(test.body), &d)
+			if diff := cmp.Diff(test.want, err); diff != "" {
+				t.Errorf("Decode(%s) (-want +got):\n%s", test.body, diff)
+			}
+		})
+	}
+}
+
+func TestReaderRequests(t *testing.T) {
+	doc, err := Parse([]byte(`{"s":1,"n":"x","inf":1e400,"i":1.5,"big":2147483648,"b":"t","o":[],"l":{},"gone":null,
+		"p":{"cursor":"c","x":1,"a":2},"list":[null,"a",{}],"dup":1,"dup":"last"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(Requests, 0)
+	o, ok := r.Object(doc, "")
+	if !ok {
+		t.Fatal("Object of an object failed")
+	}
+	o.Str("s")
+	o.Number("n")
+	o.Int("i")
+	// A refused value reads as zero, not as the bound strconv gives.
+	if n := o.Int("big"); n != 0 {
+		t.Errorf("Int(big) = %d, want 0", n)
+	}
+	o.Bool("b")
+	o.Obj("o")
+	o.List("l")
+	if f := o.Number("inf"); f != 0 {
+		t.Errorf("Number(inf) = %v, want 0", f)
+	}
+	if o.Has("gone") || o.Str("gone") != "" || o.Has("absent") {
+		t.Error("a null or absent member reads as present")
+	}
+	if v, ok := o.Member("gone"); !ok || !v.IsNull() {
+		t.Error("Member does not show a null member")
+	}
+	if o.Str("dup") != "last" {
+		t.Errorf("Str(dup) = %q, want the last of the repeated member", o.Str("dup"))
+	}
+	if p, ok := o.Obj("p"); ok {
+		p.Only("max_results", "cursor")
+		if p.Path != "p" || p.Str("cursor") != "c" {
+			t.Errorf("Obj(p) = %q at %q", p.Str("cursor"), p.Path)
+		}
+	}
+	list, _ := o.List("list")
+	for i, e := range list {
+		r.StringAt(e, "list", i)
+	}
+	want := Invalid{
+		Fault(adcp.InvalidRequest, "s", "s must be a string"),
+		Fault(adcp.InvalidRequest, "n", "n must be a number"),
+		Fault(adcp.InvalidRequest, "i", "i must be an integer"),
+		Fault(adcp.InvalidRequest, "big", "big must be an integer"),
+		Fault(adcp.InvalidRequest, "b", "b must be true or false"),
+		Fault(adcp.InvalidRequest, "o", "o must be an object"),
+		Fault(adcp.InvalidRequest, "l", "l must be an array"),
+		Fault(adcp.InvalidRequest, "inf", "inf must be a number"),
+		Fault(adcp.InvalidRequest, "p.a", "a is not allowed here (allowed: max_results, cursor)"),
+		Fault(adcp.InvalidRequest, "p.x", "x is not allowed here (allowed: max_results, cursor)"),
+		Fault(adcp.InvalidRequest, "list[0]", "list[0] must be a string"),
+		Fault(adcp.InvalidRequest, "list[2]", "list[2] must be a string"),
+	}
+	if diff := cmp.Diff(want, r.Faults()); diff != "" {
+		t.Errorf("faults (-want +got):\n%s", diff)
+	}
+	if got := o.Keys(); !slices.Equal(got, []string{"b", "big", "dup", "gone", "i", "inf", "l", "list", "n", "o", "p", "s"}) {
+		t.Errorf("Keys() = %q", got)
+	}
+}
+
+func TestReaderMax(t *testing.T) {
+	doc, _ := Parse([]byte(`[1,2,3,4]`))
+	r := NewReader(Requests, 3)
+	elems, _ := r.Array(doc, "x")
+	for _, e := range elems {
+		r.String(e, "x[]")
+	}
+	r.Add(Fault(adcp.ValidationError, "y", "late"))
+	if n := len(r.Faults()); n != 3 {
+		t.Errorf("a Reader of at most 3 faults kept %d", n)
+	}
+}

@@ -1,0 +1,295 @@
+package jsonfield
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"slices"
+	"unicode/utf8"
+)
+
+// kind is the type of a JSON value.
+type kind uint8
+
+const (
+	kindNull kind = iota
+	kindBool
+	kindNumber
+	kindString
+	kindArray
+	kindObject
+)
+
+// what names a kind in a fault: "must be a string, not a number".
+func (k kind) what() string {
+	return [...]string{"null", "a boolean", "a number", "a string", "an array", "an object"}[k]
+}
+
+// Value is one value of a document Parse read: its kind, its bytes as
+// sent, and an array's elements or an object's members in the order sent.
+// Strings and member names are decoded only when asked for.
+type Value struct {
+	kind kind
+	raw  []byte
+	// name is a member's decoded name, for a value inside an object.
+	name []byte
+	kids []Value
+}
+
+// Raw is the value's bytes as sent, a slice of the parsed document.
+func (v Value) Raw() []byte { return v.raw }
+
+// IsNull reports whether the value is null.
+func (v Value) IsNull() bool { return v.kind == kindNull }
+
+// IsObject reports whether the value is an object.
+func (v Value) IsObject() bool { return v.kind == kindObject }
+
+// text is a string value decoded as encoding/json decodes it.
+func (v Value) text() string { return string(unquote(v.raw)) }
+
+// member is the last member of an object named k: a member given twice is
+// read as encoding/json reads it, the second time.
+func (v Value) member(k string) (Value, bool) {
+	for i := len(v.kids) - 1; i >= 0; i-- {
+		if string(v.kids[i].name) == k {
+			return v.kids[i], true
+		}
+	}
+	return Value{}, false
+}
+
+// members are an object's members sorted by name, each name once with
+// its last value, so that faults come in the same order for the same
+// document.
+func (v Value) members() []Value {
+	out := slices.Clone(v.kids)
+	slices.SortStableFunc(out, func(a, b Value) int { return bytes.Compare(a.name, b.name) })
+	keep := out[:0]
+	for i, m := range out {
+		if i+1 < len(out) && bytes.Equal(m.name, out[i+1].name) {
+			continue
+		}
+		keep = append(keep, m)
+	}
+	return keep
+}
+
+// ErrSyntax is a document that is not one JSON value.
+var ErrSyntax = errors.New("not valid JSON")
+
+// Parse reads data, one JSON value with white space around it, in one
+// pass. It accepts exactly what encoding/json accepts, nesting limit
+// included, and like it leaves text rules to others (field.Scan): a string
+// may hold invalid UTF-8, which decodes as U+FFFD.
+func Parse(data []byte) (Value, error) {
+	v, n, ok := parse(data)
+	if !ok || n < len(data) {
+		return Value{}, ErrSyntax
+	}
+	return v, nil
+}
+
+// parse reads the first JSON value of data and returns it with the offset
+// after it and any white space that follows.
+func parse(data []byte) (Value, int, bool) {
+	p := parser{doc: data}
+	p.space()
+	v, ok := p.value()
+	p.space()
+	return v, p.i, ok
+}
+
+// maxDepth is how deeply encoding/json lets arrays and objects nest.
+const maxDepth = 10000
+
+type parser struct {
+	doc   []byte
+	i     int
+	depth int
+	// open holds the elements or members read so far of each container
+	// still open, so that each gets one slice of the right size.
+	open []Value
+}
+
+func (p *parser) space() {
+	for p.i < len(p.doc) {
+		switch p.doc[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// next is the byte at the offset, or 0 at the end.
+func (p *parser) next() byte {
+	if p.i < len(p.doc) {
+		return p.doc[p.i]
+	}
+	return 0
+}
+
+func (p *parser) value() (Value, bool) {
+	start := p.i
+	var k kind
+	ok := false
+	switch c := p.next(); {
+	case c == '{':
+		return p.container(kindObject, '}')
+	case c == '[':
+		return p.container(kindArray, ']')
+	case c == '"':
+		k, ok = kindString, p.str()
+	case c == 't':
+		k, ok = kindBool, p.word("true")
+	case c == 'f':
+		k, ok = kindBool, p.word("false")
+	case c == 'n':
+		k, ok = kindNull, p.word("null")
+	case c == '-' || c >= '0' && c <= '9':
+		k, ok = kindNumber, p.number()
+	}
+	return Value{kind: k, raw: p.doc[start:p.i]}, ok
+}
+
+func (p *parser) word(w string) bool {
+	if !bytes.HasPrefix(p.doc[p.i:], []byte(w)) {
+		return false
+	}
+	p.i += len(w)
+	return true
+}
+
+func (p *parser) digits() bool {
+	start := p.i
+	for p.i < len(p.doc) && p.doc[p.i] >= '0' && p.doc[p.i] <= '9' {
+		p.i++
+	}
+	return p.i > start
+}
+
+// number reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
+func (p *parser) number() bool {
+	if p.next() == '-' {
+		p.i++
+	}
+	if p.next() == '0' {
+		p.i++
+	} else if !p.digits() {
+		return false
+	}
+	if p.next() == '.' {
+		p.i++
+		if !p.digits() {
+			return false
+		}
+	}
+	if c := p.next(); c == 'e' || c == 'E' {
+		p.i++
+		if c := p.next(); c == '+' || c == '-' {
+			p.i++
+		}
+		return p.digits()
+	}
+	return true
+}
+
+// str reads a string literal: no control character, only JSON's escapes.
+func (p *parser) str() bool {
+	for j := p.i + 1; j < len(p.doc); j++ {
+		switch c := p.doc[j]; {
+		case c == '"':
+			p.i = j + 1
+			return true
+		case c < 0x20:
+			return false
+		case c == '\\':
+			j++
+			if j >= len(p.doc) {
+				return false
+			}
+			switch p.doc[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if j+4 >= len(p.doc) {
+					return false
+				}
+				for _, h := range p.doc[j+1 : j+5] {
+					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+						return false
+					}
+				}
+				j += 4
+			default:
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// container reads an array or an object, from its opening bracket.
+func (p *parser) container(k kind, end byte) (Value, bool) {
+	if p.depth++; p.depth > maxDepth {
+		return Value{}, false
+	}
+	start, base := p.i, len(p.open)
+	p.i++
+	p.space()
+	if p.next() == end {
+		p.i++
+	} else {
+		for {
+			var name []byte
+			if k == kindObject {
+				at := p.i
+				if p.next() != '"' || !p.str() {
+					return Value{}, false
+				}
+				name = unquote(p.doc[at:p.i])
+				p.space()
+				if p.next() != ':' {
+					return Value{}, false
+				}
+				p.i++
+				p.space()
+			}
+			v, ok := p.value()
+			if !ok {
+				return Value{}, false
+			}
+			v.name = name
+			p.open = append(p.open, v)
+			p.space()
+			if c := p.next(); c == ',' {
+				p.i++
+				p.space()
+				continue
+			} else if c == end {
+				p.i++
+				break
+			}
+			return Value{}, false
+		}
+	}
+	kids := slices.Clone(p.open[base:])
+	p.open = p.open[:base]
+	p.depth--
+	return Value{kind: k, raw: p.doc[start:p.i], kids: kids}, true
+}
+
+// unquote decodes a string literal as encoding/json does. A literal with
+// no escape and valid UTF-8, the common case, is its own body.
+func unquote(lit []byte) []byte {
+	body := lit[1 : len(lit)-1]
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		return body
+	}
+	var s string
+	if json.Unmarshal(lit, &s) != nil {
+		return body // unreachable: Parse read lit as a string literal
+	}
+	return []byte(s)
+}
