@@ -45,13 +45,18 @@ type Store struct {
 }
 
 type publisher struct {
-	info       products.Publisher
-	products   []products.Product
+	info products.Publisher
+	// products is the current catalogue, in catalogue order. Each value
+	// is the store's own copy, shared with catChanges and interned by
+	// shelf, and never written after it is kept: reads hand out copies
+	// (history.go).
+	products   []*products.Product
 	catVersion int64
 	// catHistory and catChanges are the catalogue's versions and, per
 	// product, the state each version left it in (see history.go).
 	catHistory []store.CatalogueVersion
 	catChanges map[string][]catChange
+	shelf      *products.Interner
 	rulebooks  []store.RulebookVersion
 	accounts   map[string]store.Account
 	byKey      map[string]string
@@ -82,12 +87,13 @@ var (
 	_ store.Store = (*Store)(nil)
 
 	// The optional roles it adds.
-	_ store.LedgerWindow  = (*Store)(nil)
-	_ store.BulkCatalogue = (*Store)(nil)
-	_ store.Catalogues    = (*Store)(nil)
-	_ store.Recordings    = (*Store)(nil)
-	_ store.Retention     = (*Store)(nil)
-	_ store.Secrets       = (*Store)(nil)
+	_ store.LedgerWindow    = (*Store)(nil)
+	_ store.BulkCatalogue   = (*Store)(nil)
+	_ store.Catalogues      = (*Store)(nil)
+	_ store.Recordings      = (*Store)(nil)
+	_ store.Retention       = (*Store)(nil)
+	_ store.Secrets         = (*Store)(nil)
+	_ store.SharedCatalogue = (*Store)(nil)
 )
 
 func (s *Store) pub(id string) (*publisher, error) {
@@ -177,9 +183,22 @@ func (s *Store) Catalogue(ctx context.Context, publisher string) ([]products.Pro
 	if err != nil {
 		return nil, 0, err
 	}
-	out := clone(p.products)
-	if out == nil {
-		out = []products.Product{}
+	return p.catalogue(), p.catVersion, nil
+}
+
+// SharedCatalogue implements store.SharedCatalogue: the store's values
+// are never written after they are kept (history.go), so a reader that
+// does not write either may hold them as they are.
+func (s *Store) SharedCatalogue(ctx context.Context, publisher string) ([]products.Product, int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, err := s.pub(publisher)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]products.Product, len(p.products))
+	for i, prod := range p.products {
+		out[i] = *prod
 	}
 	return out, p.catVersion, nil
 }
