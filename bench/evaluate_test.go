@@ -15,6 +15,7 @@ import (
 	"github.com/storefront/storefront/internal/cputime"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/store/memstore"
 )
@@ -181,6 +182,72 @@ func BenchmarkCatalogueHeap(b *testing.B) {
 			live := float64(after.HeapAlloc) - float64(before.HeapAlloc)
 			b.ReportMetric(live/(1<<20), "live-MiB")
 			b.ReportMetric(live/float64(n), "live-B/product")
+		})
+	}
+}
+
+// BenchmarkStoreHeap seeds the in-memory store with a generated catalogue
+// as `storefront bench serve` does and builds its serving snapshot, then
+// reports the live heap the two keep together, as the process holds them
+// (live-MiB, and live-B/product), and the store's part alone (store-MiB).
+// Each op measures: run it with -benchtime 1x.
+func BenchmarkStoreHeap(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("products=%d", n), func(b *testing.B) {
+			f := bench.DefaultFixture()
+			f.Products = n
+			ctx := context.Background()
+			var live, kept float64
+			loop(b, func(int) {
+				var before, seeded, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				s := memstore.New()
+				if err := f.Seed(ctx, s); err != nil {
+					b.Fatal(err)
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&seeded)
+				snap, err := store.NewSnapshots(s).Snapshot(ctx, bench.PublisherID)
+				if err != nil {
+					b.Fatal(err)
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				runtime.KeepAlive(s)
+				runtime.KeepAlive(snap)
+				live = float64(after.HeapAlloc) - float64(before.HeapAlloc)
+				kept = float64(seeded.HeapAlloc) - float64(before.HeapAlloc)
+			})
+			b.ReportMetric(live/(1<<20), "live-MiB")
+			b.ReportMetric(live/float64(n), "live-B/product")
+			b.ReportMetric(kept/(1<<20), "store-MiB")
+		})
+	}
+}
+
+// BenchmarkScreenBuild builds the deny-list `storefront bench` times in
+// its screen table (bench.ScreenTerms: the generated publisher's terms,
+// each confidential phrase bringing its distinctive words) against the
+// public lexicon, and reports the CPU time per build (cpu-ns/op) and the
+// live heap the built list keeps (heap-MiB).
+func BenchmarkScreenBuild(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("terms=%d", n), func(b *testing.B) {
+			terms := bench.ScreenTerms(n)
+			lexicon := products.PublicLexicon()
+			var d *sanitize.DenyList
+			loop(b, func(int) { d = sanitize.NewDenyList(terms, lexicon) })
+			var before, after runtime.MemStats
+			d = nil
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			d = sanitize.NewDenyList(terms, lexicon)
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			runtime.KeepAlive(d)
+			b.ReportMetric((float64(after.HeapAlloc)-float64(before.HeapAlloc))/(1<<20), "heap-MiB")
+			b.ReportMetric(float64(d.Len())/float64(len(terms)), "kept/term")
 		})
 	}
 }
