@@ -152,7 +152,7 @@ func ScreenCosts(sizes []int) []ScreenCost {
 		elapsed := time.Since(t0)
 		out = append(out, ScreenCost{Terms: len(terms), NsPerResponse: float64(elapsed) / float64(iters),
 			BuildSeconds: build.Seconds(), BuildCPUSeconds: buildCPU.Seconds(),
-			BuildHeapMiB: (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / (1 << 20)})
+			BuildHeapMiB: max(0, float64(after.HeapAlloc)-float64(before.HeapAlloc)) / (1 << 20)})
 		runtime.KeepAlive(screen)
 	}
 	return out
