@@ -1,6 +1,7 @@
 package bench_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -101,6 +102,58 @@ func BenchmarkIndexBuild(b *testing.B) {
 	}
 }
 
+// service is the products service as the program wires it over s
+// (ledger on), on benchDay.
+func service(s *memstore.Store) *products.Service {
+	return &products.Service{
+		Snapshots:  store.NewSnapshots(s),
+		Ledger:     store.Ledger{Store: s},
+		Accounts:   access.Accounts{Store: s},
+		Directives: store.Directives{Store: s},
+		Tasks:      store.Tasks{Store: s},
+		Now:        func() time.Time { return benchDay },
+		Log:        slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+}
+
+// TestSnapshotLeavesSharedProductsAlone: the in-memory store hands the
+// snapshot its own product values (store.SharedCatalogue), so serving
+// from the snapshot must never write into them. Every brief of the mix is
+// answered, products and declines, and the store's catalogue must encode
+// as it did before.
+func TestSnapshotLeavesSharedProductsAlone(t *testing.T) {
+	ctx := t.Context()
+	s := memstore.New()
+	if err := (bench.Fixture{Products: 300, Rules: 20, Deny: 400}).Seed(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	var _ store.SharedCatalogue = s
+	encoded := func() []byte {
+		ps, _, err := s.Catalogue(ctx, bench.PublisherID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	before := encoded()
+	svc := service(s)
+	arms := map[string]int{}
+	for _, r := range bench.Mix("3.2-beta.5") {
+		res := svc.GetProducts(ctx, products.Call{Publisher: bench.PublisherID, Args: r.Args})
+		arms[res.Outcome.Arm().String()]++
+	}
+	if arms["completed"] == 0 || arms["rejected"] == 0 {
+		t.Fatalf("the mix was answered %v: want products and declines", arms)
+	}
+	if !bytes.Equal(encoded(), before) {
+		t.Fatal("serving from the snapshot changed the store's catalogue")
+	}
+}
+
 // BenchmarkGetProducts serves the mix's requests, one per op, through the
 // whole products service as the program wires it (memstore, ledger on),
 // for the default fixture's catalogue and deny-list and each rulebook size.
@@ -114,15 +167,7 @@ func BenchmarkGetProducts(b *testing.B) {
 			if err := f.Seed(context.Background(), s); err != nil {
 				b.Fatal(err)
 			}
-			svc := &products.Service{
-				Snapshots:  store.NewSnapshots(s),
-				Ledger:     store.Ledger{Store: s},
-				Accounts:   access.Accounts{Store: s},
-				Directives: store.Directives{Store: s},
-				Tasks:      store.Tasks{Store: s},
-				Now:        func() time.Time { return benchDay },
-				Log:        slog.New(slog.NewTextHandler(io.Discard, nil)),
-			}
+			svc := service(s)
 			ctx := context.Background()
 			// Every request answers with the arm the mix says, before any
 			// is timed (this also builds the snapshot).

@@ -1,16 +1,12 @@
 package store_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/storefront/storefront/access"
-	"github.com/storefront/storefront/bench"
 	"github.com/storefront/storefront/demo"
 	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/products"
@@ -197,51 +193,5 @@ func TestWatchOutlivesASlowBuild(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the cached snapshot still names the publisher %q after it was renamed %q", snap.Publisher.Name, info.Name)
 		}
-	}
-}
-
-// TestSnapshotLeavesSharedProductsAlone: the in-memory store hands the
-// snapshot its own product values (store.SharedCatalogue), so serving
-// from the snapshot must never write into them. Every brief of the bench
-// mix is answered, products and declines, and the store's catalogue must
-// encode as it did before.
-func TestSnapshotLeavesSharedProductsAlone(t *testing.T) {
-	ctx := t.Context()
-	s := memstore.New()
-	if err := (bench.Fixture{Products: 300, Rules: 20, Deny: 400}).Seed(ctx, s); err != nil {
-		t.Fatal(err)
-	}
-	var _ store.SharedCatalogue = s
-	encoded := func() []byte {
-		ps, _, err := s.Catalogue(ctx, bench.PublisherID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := json.Marshal(ps)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	before := encoded()
-	svc := &products.Service{
-		Snapshots:  store.NewSnapshots(s),
-		Ledger:     store.Ledger{Store: s},
-		Accounts:   access.Accounts{Store: s},
-		Directives: store.Directives{Store: s},
-		Tasks:      store.Tasks{Store: s},
-		Now:        func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) },
-		Log:        slog.New(slog.DiscardHandler),
-	}
-	arms := map[string]int{}
-	for _, r := range bench.Mix("3.2-beta.5") {
-		res := svc.GetProducts(ctx, products.Call{Publisher: bench.PublisherID, Args: r.Args})
-		arms[res.Outcome.Arm().String()]++
-	}
-	if arms["completed"] == 0 || arms["rejected"] == 0 {
-		t.Fatalf("the mix was answered %v: want products and declines", arms)
-	}
-	if !bytes.Equal(encoded(), before) {
-		t.Fatal("serving from the snapshot changed the store's catalogue")
 	}
 }

@@ -103,6 +103,16 @@ func (p *publisher) catalogue() []products.Product {
 	return out
 }
 
+// shared lists the current products as the store keeps them, for
+// readers that never write into them (store.SharedCatalogue).
+func (p *publisher) shared() []products.Product {
+	out := make([]products.Product, len(p.products))
+	for i, prod := range p.products {
+		out[i] = *prod
+	}
+	return out
+}
+
 func (p *publisher) indexOf(id string) int {
 	for i := range p.products {
 		if p.products[i].ProductID == id {

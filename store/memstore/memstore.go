@@ -176,31 +176,27 @@ func (s *Store) Versions(ctx context.Context, publisher string) (store.Versions,
 	return store.Versions{Catalogue: p.catVersion, Rulebook: int64(len(p.rulebooks))}, nil
 }
 
-func (s *Store) Catalogue(ctx context.Context, publisher string) ([]products.Product, int64, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p, err := s.pub(publisher)
-	if err != nil {
-		return nil, 0, err
-	}
-	return p.catalogue(), p.catVersion, nil
+func (s *Store) Catalogue(ctx context.Context, id string) ([]products.Product, int64, error) {
+	return s.readCatalogue(id, (*publisher).catalogue)
 }
 
 // SharedCatalogue implements store.SharedCatalogue: the store's values
 // are never written after they are kept (history.go), so a reader that
 // does not write either may hold them as they are.
-func (s *Store) SharedCatalogue(ctx context.Context, publisher string) ([]products.Product, int64, error) {
+func (s *Store) SharedCatalogue(ctx context.Context, id string) ([]products.Product, int64, error) {
+	return s.readCatalogue(id, (*publisher).shared)
+}
+
+// readCatalogue reads a publisher's products with read, and the version
+// they belong to, under the lock.
+func (s *Store) readCatalogue(id string, read func(*publisher) []products.Product) ([]products.Product, int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p, err := s.pub(publisher)
+	p, err := s.pub(id)
 	if err != nil {
 		return nil, 0, err
 	}
-	out := make([]products.Product, len(p.products))
-	for i, prod := range p.products {
-		out[i] = *prod
-	}
-	return out, p.catVersion, nil
+	return read(p), p.catVersion, nil
 }
 
 func (s *Store) PutProduct(ctx context.Context, publisher string, prod products.Product, ifMatch int64) (int64, error) {
