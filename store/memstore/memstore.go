@@ -56,7 +56,10 @@ type publisher struct {
 	// product, the state each version left it in (see history.go).
 	catHistory []store.CatalogueVersion
 	catChanges map[string][]catChange
-	shelf      *products.Interner
+	// shelf shares equal lists among the kept products. It holds a key
+	// (the JSON) for each distinct list ever kept, which the history
+	// keeps alive anyway.
+	shelf *products.Interner
 	rulebooks  []store.RulebookVersion
 	accounts   map[string]store.Account
 	byKey      map[string]string
