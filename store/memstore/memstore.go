@@ -59,11 +59,11 @@ type publisher struct {
 	// shelf shares equal lists among the kept products. It holds a key
 	// (the JSON) for each distinct list ever kept, which the history
 	// keeps alive anyway.
-	shelf *products.Interner
-	rulebooks  []store.RulebookVersion
-	accounts   map[string]store.Account
-	byKey      map[string]string
-	chain      []ledger.Entry
+	shelf     *products.Interner
+	rulebooks []store.RulebookVersion
+	accounts  map[string]store.Account
+	byKey     map[string]string
+	chain     []ledger.Entry
 	// checkpoint is the newest entry dropped from chain to keep it
 	// within LedgerRetain; zero while the whole chain is held.
 	checkpoint ledger.Entry
