@@ -117,7 +117,7 @@ func TestTargets(t *testing.T) {
 		{Target: "ceiling", Concurrency: 64, RPS: 20000, P99: 10},
 		{Target: "storefront", Concurrency: 64, RPS: 12000, P99: 25},
 		{Target: "peer", Concurrency: 64, RPS: 1000, P99: 200},
-	}, Screen: []ScreenCost{{Terms: 10, NsPerResponse: 1000}, {Terms: 100000, NsPerResponse: 2500}},
+	}, Screen: []ScreenCost{{Terms: 10, NsPerResponse: 1000}, {Terms: 100000, NsPerResponse: 2500, BuildSeconds: 1.2, BuildCPUSeconds: 0.9, BuildHeapMiB: 40}},
 		Soak: &Soak{Heap: []HeapSample{{0, 100}, {60, 120}, {70, 121}, {80, 119}, {90, 160}, {100, 170}}}}
 	got := map[string]bool{}
 	measured := map[string]bool{}
@@ -125,7 +125,8 @@ func TestTargets(t *testing.T) {
 		got[tr.Name], measured[tr.Name] = tr.Met, tr.Measured
 	}
 	want := map[string]bool{"throughput vs ceiling": true, "p99 vs ceiling": true, "throughput vs Node peer": true,
-		"screen cost vs deny-list size": false, "memory over a soak": false, "PostgreSQL decisions": false}
+		"screen cost vs deny-list size": false, "memory over a soak": false, "PostgreSQL decisions": false,
+		"deny-list build": false}
 	for name, met := range want {
 		if got[name] != met {
 			t.Errorf("%s: met = %v, want %v", name, got[name], met)
@@ -133,6 +134,18 @@ func TestTargets(t *testing.T) {
 	}
 	if measured["PostgreSQL decisions"] {
 		t.Error("PostgreSQL counted as measured without a run")
+	}
+	// The build is judged by its wall time and its heap, each alone.
+	for _, c := range []struct {
+		seconds, heap float64
+		met           bool
+	}{{0.8, 40, true}, {0.8, 120, false}, {1.2, 40, false}} {
+		r.Screen[1].BuildSeconds, r.Screen[1].BuildHeapMiB = c.seconds, c.heap
+		for _, tr := range Evaluate(r) {
+			if tr.Name == "deny-list build" && tr.Met != c.met {
+				t.Errorf("deny-list build of %.1f s and %.0f MiB: met = %v, want %v", c.seconds, c.heap, tr.Met, c.met)
+			}
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package bench_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/storefront/storefront/internal/cputime"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/products"
+	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/store"
 	"github.com/storefront/storefront/store/memstore"
 )
@@ -100,6 +102,58 @@ func BenchmarkIndexBuild(b *testing.B) {
 	}
 }
 
+// service is the products service as the program wires it over s
+// (ledger on), on benchDay.
+func service(s *memstore.Store) *products.Service {
+	return &products.Service{
+		Snapshots:  store.NewSnapshots(s),
+		Ledger:     store.Ledger{Store: s},
+		Accounts:   access.Accounts{Store: s},
+		Directives: store.Directives{Store: s},
+		Tasks:      store.Tasks{Store: s},
+		Now:        func() time.Time { return benchDay },
+		Log:        slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+}
+
+// TestSnapshotLeavesSharedProductsAlone: the in-memory store hands the
+// snapshot its own product values (store.SharedCatalogue), so serving
+// from the snapshot must never write into them. Every brief of the mix is
+// answered, products and declines, and the store's catalogue must encode
+// as it did before.
+func TestSnapshotLeavesSharedProductsAlone(t *testing.T) {
+	ctx := t.Context()
+	s := memstore.New()
+	if err := (bench.Fixture{Products: 300, Rules: 20, Deny: 400}).Seed(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	var _ store.SharedCatalogue = s
+	encoded := func() []byte {
+		ps, _, err := s.Catalogue(ctx, bench.PublisherID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(ps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	before := encoded()
+	svc := service(s)
+	arms := map[string]int{}
+	for _, r := range bench.Mix("3.2-beta.5") {
+		res := svc.GetProducts(ctx, products.Call{Publisher: bench.PublisherID, Args: r.Args})
+		arms[res.Outcome.Arm().String()]++
+	}
+	if arms["completed"] == 0 || arms["rejected"] == 0 {
+		t.Fatalf("the mix was answered %v: want products and declines", arms)
+	}
+	if !bytes.Equal(encoded(), before) {
+		t.Fatal("serving from the snapshot changed the store's catalogue")
+	}
+}
+
 // BenchmarkGetProducts serves the mix's requests, one per op, through the
 // whole products service as the program wires it (memstore, ledger on),
 // for the default fixture's catalogue and deny-list and each rulebook size.
@@ -113,15 +167,7 @@ func BenchmarkGetProducts(b *testing.B) {
 			if err := f.Seed(context.Background(), s); err != nil {
 				b.Fatal(err)
 			}
-			svc := &products.Service{
-				Snapshots:  store.NewSnapshots(s),
-				Ledger:     store.Ledger{Store: s},
-				Accounts:   access.Accounts{Store: s},
-				Directives: store.Directives{Store: s},
-				Tasks:      store.Tasks{Store: s},
-				Now:        func() time.Time { return benchDay },
-				Log:        slog.New(slog.NewTextHandler(io.Discard, nil)),
-			}
+			svc := service(s)
 			ctx := context.Background()
 			// Every request answers with the arm the mix says, before any
 			// is timed (this also builds the snapshot).
@@ -181,6 +227,72 @@ func BenchmarkCatalogueHeap(b *testing.B) {
 			live := float64(after.HeapAlloc) - float64(before.HeapAlloc)
 			b.ReportMetric(live/(1<<20), "live-MiB")
 			b.ReportMetric(live/float64(n), "live-B/product")
+		})
+	}
+}
+
+// BenchmarkStoreHeap seeds the in-memory store with a generated catalogue
+// as `storefront bench serve` does and builds its serving snapshot, then
+// reports the live heap the two keep together, as the process holds them
+// (live-MiB, and live-B/product), and the store's part alone (store-MiB).
+// Each op measures: run it with -benchtime 1x.
+func BenchmarkStoreHeap(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("products=%d", n), func(b *testing.B) {
+			f := bench.DefaultFixture()
+			f.Products = n
+			ctx := context.Background()
+			var live, kept float64
+			loop(b, func(int) {
+				var before, seeded, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				s := memstore.New()
+				if err := f.Seed(ctx, s); err != nil {
+					b.Fatal(err)
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&seeded)
+				snap, err := store.NewSnapshots(s).Snapshot(ctx, bench.PublisherID)
+				if err != nil {
+					b.Fatal(err)
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				runtime.KeepAlive(s)
+				runtime.KeepAlive(snap)
+				live = float64(after.HeapAlloc) - float64(before.HeapAlloc)
+				kept = float64(seeded.HeapAlloc) - float64(before.HeapAlloc)
+			})
+			b.ReportMetric(live/(1<<20), "live-MiB")
+			b.ReportMetric(live/float64(n), "live-B/product")
+			b.ReportMetric(kept/(1<<20), "store-MiB")
+		})
+	}
+}
+
+// BenchmarkScreenBuild builds the deny-list `storefront bench` times in
+// its screen table (bench.ScreenTerms: the generated publisher's terms,
+// each confidential phrase bringing its distinctive words) against the
+// public lexicon, and reports the CPU time per build (cpu-ns/op) and the
+// live heap the built list keeps (heap-MiB).
+func BenchmarkScreenBuild(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("terms=%d", n), func(b *testing.B) {
+			terms := bench.ScreenTerms(n)
+			lexicon := products.PublicLexicon()
+			var d *sanitize.DenyList
+			loop(b, func(int) { d = sanitize.NewDenyList(terms, lexicon) })
+			var before, after runtime.MemStats
+			d = nil
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			d = sanitize.NewDenyList(terms, lexicon)
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			runtime.KeepAlive(d)
+			b.ReportMetric((float64(after.HeapAlloc)-float64(before.HeapAlloc))/(1<<20), "heap-MiB")
+			b.ReportMetric(float64(d.Len())/float64(len(terms)), "kept/term")
 		})
 	}
 }

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/storefront/storefront/demo"
+	"github.com/storefront/storefront/internal/cputime"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
 )
@@ -98,11 +100,16 @@ func ExportCatalogue(ctx context.Context, mcpURL string, f Fixture, path string)
 	return os.WriteFile(path, b, 0o600)
 }
 
-// ScreenCost is the screen's cost per response at one deny-list size.
+// ScreenCost is the screen's cost per response at one deny-list size, and
+// what building its deny-list cost: wall and CPU time (every thread, the
+// collector's share of the build included) and the live heap the built
+// screen keeps.
 type ScreenCost struct {
-	Terms         int     `json:"terms"`
-	NsPerResponse float64 `json:"ns_per_response"`
-	BuildSeconds  float64 `json:"build_seconds"`
+	Terms           int     `json:"terms"`
+	NsPerResponse   float64 `json:"ns_per_response"`
+	BuildSeconds    float64 `json:"build_seconds"`
+	BuildCPUSeconds float64 `json:"build_cpu_seconds"`
+	BuildHeapMiB    float64 `json:"build_heap_mib"`
 }
 
 // A typical decline the screen checks: a reason and two suggestions.
@@ -116,15 +123,19 @@ var (
 func ScreenCosts(sizes []int) []ScreenCost {
 	var out []ScreenCost
 	for _, n := range sizes {
-		f := Fixture{Products: min(n, 1000), Rules: len(demo.Rulebook().Rules), Deny: n}
-		catalogue := f.Catalogue()
-		rb := f.Rulebook(catalogue)
-		// Exactly n terms: the generated rules' and products' terms first.
-		terms := products.DenyTerms(&rb, catalogue)
-		terms = terms[:min(n, len(terms))]
-		began := time.Now()
-		screen := sanitize.New(sanitize.NewDenyList(terms, products.PublicLexicon()))
-		build := time.Since(began)
+		terms := ScreenTerms(n)
+		lexicon := products.PublicLexicon()
+		// The build is timed alone: the garbage of generating the
+		// publisher is collected first, so only the build's own
+		// collection is in its figures.
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		began, cpu := time.Now(), cputime.Used()
+		screen := sanitize.New(sanitize.NewDenyList(terms, lexicon))
+		build, buildCPU := time.Since(began), cputime.Used()-cpu
+		runtime.GC()
+		runtime.ReadMemStats(&after)
 		batch := func() {
 			for range 200 {
 				screen.Prose(screenReason, sanitize.MaxReason, sanitize.Declined)
@@ -139,7 +150,21 @@ func ScreenCosts(sizes []int) []ScreenCost {
 			iters += 200
 		}
 		elapsed := time.Since(t0)
-		out = append(out, ScreenCost{Terms: len(terms), NsPerResponse: float64(elapsed) / float64(iters), BuildSeconds: build.Seconds()})
+		out = append(out, ScreenCost{Terms: len(terms), NsPerResponse: float64(elapsed) / float64(iters),
+			BuildSeconds: build.Seconds(), BuildCPUSeconds: buildCPU.Seconds(),
+			BuildHeapMiB: max(0, float64(after.HeapAlloc)-float64(before.HeapAlloc)) / (1 << 20)})
+		runtime.KeepAlive(screen)
 	}
 	return out
+}
+
+// ScreenTerms is the deny-list of n terms the screen is timed with: the
+// terms of a generated publisher with n deny-list terms, its rules' and
+// products' first.
+func ScreenTerms(n int) []sanitize.Term {
+	f := Fixture{Products: min(n, 1000), Rules: len(demo.Rulebook().Rules), Deny: n}
+	catalogue := f.Catalogue()
+	rb := f.Rulebook(catalogue)
+	terms := products.DenyTerms(&rb, catalogue)
+	return terms[:min(n, len(terms))]
 }

@@ -29,7 +29,11 @@ const (
 	minPeerMultiple    = 10.0
 	maxP99Multiple     = 3.0
 	maxScreenGrowth    = 2.0
-	minPGDecisions     = 2000.0
+	// The deny-list of denyBuildTerms terms or more builds within these.
+	denyBuildTerms      = 100_000
+	maxDenyBuildSeconds = 1.0
+	maxDenyBuildHeapMiB = 100.0
+	minPGDecisions      = 2000.0
 	// maxSoakGrowth is the heap growth over a soak still called flat: a
 	// tenth, or 8 MiB for small heaps.
 	maxSoakGrowth = 0.10
@@ -92,6 +96,14 @@ func Evaluate(r *Report) []TargetResult {
 		g := hi.NsPerResponse / lo.NsPerResponse
 		add("screen cost vs deny-list size", fmt.Sprintf("≤ %.0f× at %d terms what it costs at %d", maxScreenGrowth, hi.Terms, lo.Terms), true,
 			fmt.Sprintf("%.2f× (%.1f vs %.1f µs per response)", g, hi.NsPerResponse/1e3, lo.NsPerResponse/1e3), g <= maxScreenGrowth)
+	}
+	if len(r.Screen) > 0 {
+		big := r.Screen[len(r.Screen)-1]
+		if big.Terms >= denyBuildTerms {
+			add("deny-list build", fmt.Sprintf("≤ %.0f s and ≤ %.0f MiB live heap at %d terms", maxDenyBuildSeconds, maxDenyBuildHeapMiB, big.Terms), true,
+				fmt.Sprintf("%.2f s (%.2f s CPU), %.1f MiB", big.BuildSeconds, big.BuildCPUSeconds, big.BuildHeapMiB),
+				big.BuildSeconds <= maxDenyBuildSeconds && big.BuildHeapMiB <= maxDenyBuildHeapMiB)
+		}
 	}
 	if pg := r.Postgres; pg != nil {
 		chain := map[bool]string{true: "verified", false: "NOT verified"}[pg.Verified]
@@ -205,10 +217,11 @@ func Tables(r *Report) string {
 		}
 	}
 	if len(r.Screen) > 0 {
-		p("\n### The screen's cost per response\n\n| Deny-list terms | µs per response | Deny-list build s |\n|---:|---:|---:|\n")
+		p("\n### The screen's cost per response\n\n| Deny-list terms | µs per response | Deny-list build s | Build CPU s | Build live heap MiB |\n|---:|---:|---:|---:|---:|\n")
 		for _, s := range r.Screen {
-			p("| %d | %.1f | %.2f |\n", s.Terms, s.NsPerResponse/1e3, s.BuildSeconds)
+			p("| %d | %.1f | %.2f | %.2f | %.1f |\n", s.Terms, s.NsPerResponse/1e3, s.BuildSeconds, s.BuildCPUSeconds, s.BuildHeapMiB)
 		}
+		p("\nThe build is timed alone, in this process, after the garbage of generating the publisher is collected: the wall time and the CPU time of every thread (the collector's share of the build included), and the live heap the built screen keeps.\n")
 	}
 	if pg := r.Postgres; pg != nil {
 		s := pg.Stats

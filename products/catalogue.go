@@ -266,6 +266,21 @@ func newInterner() *interner {
 	return &interner{raw: map[string][]byte{}, words: map[string]string{}, values: map[string]any{}}
 }
 
+// Interner shares equal parts among the products it is given, as a
+// snapshot does among its own: a store that keeps a catalogue in memory
+// keeps each repeated list once. The products it returns share memory
+// with each other, so nothing may write into their lists afterwards; it
+// is not safe for concurrent use.
+type Interner struct{ in *interner }
+
+// NewInterner returns an empty interner.
+func NewInterner() *Interner { return &Interner{in: newInterner()} }
+
+// Product is p with each of its lists, and its delivery type and
+// exclusivity, shared with equal ones met before: equal by their JSON,
+// so p encodes exactly as it did.
+func (n *Interner) Product(p Product) Product { return n.in.product(p) }
+
 // shared is v, or an equal value met before: equal by their JSON, which
 // for a product's parts is all they hold (every field is a JSON field).
 // Snapshot products are read, never written, so sharing is safe.

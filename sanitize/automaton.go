@@ -47,92 +47,92 @@ func newAutomaton(pats []string) *automaton {
 	}
 	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(pats[a], pats[b]) })
 
-	// The trie, built from the sorted patterns: a pattern shares its
-	// path with the one before it as far as their common prefix, and its
-	// new nodes are each its parent's last child so far, which keeps
-	// every node's children in byte order without searching them.
-	type tnode struct {
-		child, sibling, last int32
-		label                byte
-	}
-	// At most one node per pattern byte: allocated once, never regrown.
-	size := 1
-	for _, p := range pats {
-		size += len(p)
-	}
-	nodes := make([]tnode, 1, size)
-	nodes[0] = tnode{child: -1, sibling: -1, last: -1}
-	term := make([]int32, 1, size) // term[n]: the first pattern ending at n
-	term[0] = -1
+	// The trie, numbered breadth first straight from the sorted
+	// patterns. A pattern shares its path with the one before it as far
+	// as their common prefix and adds a node for each byte after it; the
+	// nodes of one depth, taken in the patterns' order, are that depth's
+	// prefixes in byte order, which is the breadth-first order (each
+	// depth after the one above, siblings together in byte order). So a
+	// first pass counts the nodes of each depth, and a second gives each
+	// new node the next number of its depth.
 	a := &automaton{same: make([]int32, len(pats)), lens: make([]int32, len(pats))}
-	var path []int32 // path[k]: the node of the previous pattern's first k+1 bytes
+	shared := make([]int32, len(order)) // shared[k]: the bytes order[k] shares with the pattern before it
+	depth := []int32{1}                 // depth[d]: the nodes d bytes deep
 	prev := ""
-	for _, id := range order {
+	for k, id := range order {
 		p := pats[id]
 		a.same[id], a.lens[id] = -1, int32(len(p))
 		if p == "" {
 			continue
 		}
-		k := 0
-		for k < len(p) && k < len(prev) && p[k] == prev[k] {
-			k++
+		c := 0
+		for c < len(p) && c < len(prev) && p[c] == prev[c] {
+			c++
 		}
-		path = path[:k]
-		at := int32(0)
-		if k > 0 {
-			at = path[k-1]
+		shared[k] = int32(c)
+		for len(depth) <= len(p) {
+			depth = append(depth, 0)
 		}
-		for ; k < len(p); k++ {
-			n := int32(len(nodes))
-			nodes = append(nodes, tnode{child: -1, sibling: -1, last: -1, label: p[k]})
-			term = append(term, -1)
-			if nodes[at].last < 0 {
-				nodes[at].child = n
-			} else {
-				nodes[nodes[at].last].sibling = n
+		for d := c + 1; d <= len(p); d++ {
+			depth[d]++
+		}
+		prev = p
+	}
+	next := make([]int32, len(depth)) // next[d]: the next number at depth d
+	total := int32(0)
+	for d, n := range depth {
+		next[d] = total
+		total += n
+	}
+	a.label = make([]byte, total)
+	a.first = make([]int32, total+1)
+	a.out = make([]int32, total)
+	for n := range a.out {
+		a.first[n], a.out[n] = -1, -1
+	}
+	path := make([]int32, len(depth)) // path[d]: the current pattern's node d bytes deep
+	next[0]++                         // the root, 0
+	for k, id := range order {
+		p := pats[id]
+		if p == "" {
+			continue
+		}
+		for d := int(shared[k]) + 1; d <= len(p); d++ {
+			n := next[d]
+			next[d]++
+			a.label[n] = p[d-1]
+			if parent := path[d-1]; a.first[parent] < 0 {
+				a.first[parent] = n
 			}
-			nodes[at].last = n
-			path = append(path, n)
-			at = n
+			path[d] = n
 		}
-		if term[at] < 0 {
-			term[at] = id
+		at := path[len(p)]
+		if a.out[at] < 0 {
+			a.out[at] = id
 		} else {
 			// Duplicates sort together: chain this one after the last.
-			q := term[at]
+			q := a.out[at]
 			for a.same[q] >= 0 {
 				q = a.same[q]
 			}
 			a.same[q] = id
 		}
-		prev = p
 	}
-
-	// Breadth-first renumbering: queue[i] is the trie node that becomes
-	// node i, and each node's children enter the queue together.
-	total := len(nodes)
-	queue := make([]int32, 1, total)
-	a.label = make([]byte, total)
-	a.first = make([]int32, total+1)
-	a.out = make([]int32, total)
-	for i := 0; i < total; i++ {
-		t := queue[i]
-		a.label[i] = nodes[t].label
-		a.out[i] = term[t]
-		a.first[i] = int32(len(queue))
-		for c := nodes[t].child; c >= 0; c = nodes[c].sibling {
-			queue = append(queue, c)
+	// A node without children has an empty range where the next node's
+	// children begin.
+	a.first[total] = total
+	for n := total - 1; n >= 0; n-- {
+		if a.first[n] < 0 {
+			a.first[n] = a.first[n+1]
 		}
 	}
-	a.first[total] = int32(total)
-	nodes, term, queue = nil, nil, nil
 
 	// Failure and output links, breadth first: a node's links follow
 	// from its parent's, which come earlier in the numbering.
 	a.fail = make([]int32, total)
 	a.next = make([]int32, total)
 	a.next[0] = -1
-	for n := int32(0); n < int32(total); n++ {
+	for n := int32(0); n < total; n++ {
 		for c := a.first[n]; c < a.first[n+1]; c++ {
 			f := int32(0)
 			if n != 0 {

@@ -2,6 +2,7 @@ package sanitize
 
 import (
 	"math/bits"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -87,8 +88,11 @@ type DenyList struct {
 	// aligned holds the terms matched on word boundaries: a match must
 	// begin and end where a word of the text begins or ends, whatever
 	// separators split it inside ("H.a.r.t.w.e.l.l", "Okon kwo").
-	aligned    map[string][]alignedTerm
-	alignedLen uint64 // bit n: some aligned term has n skeleton bytes
+	// aligned maps a skeleton to the first of its terms in
+	// alignedTerms; the rest follow by next.
+	aligned      skIndex
+	alignedTerms []alignedTerm
+	alignedLen   uint64 // bit n: some aligned term has n skeleton bytes
 	// filter has a bit set for the hash of each aligned skeleton, so that
 	// most spans of a text are ruled out without a map lookup; the hash
 	// is extended byte by byte as a span grows.
@@ -100,6 +104,8 @@ type DenyList struct {
 // alignedTerm is a term matched on word boundaries or with a digit mask.
 type alignedTerm struct {
 	term int32
+	// next is the next aligned term with the same skeleton, or -1.
+	next int32
 	// digits has bit k set when byte k of the term's skeleton is a digit:
 	// the text must have a digit there too, so a ticket number is found
 	// only as a number, not as the word its digits spell ("7001" reads
@@ -126,86 +132,158 @@ func NewDenyList(terms []Term, lexicon []string) *DenyList {
 // also contributes its distinctive words (see Public), as terms of the
 // same kind matched on word boundaries.
 func Compile(terms []Term, pub Public) *DenyList {
-	// Sized for a term and about one distinctive word of it each, so that
-	// large lists are not rehashed as they grow.
-	d := &DenyList{aligned: make(map[string][]alignedTerm, len(terms))}
-	lexicon := make([]string, 0, len(pub.Lexicon))
-	public := map[string]bool{}
-	for _, p := range pub.Lexicon {
-		lexicon = append(lexicon, " "+joinWords(p)+" ")
-		addPublicWords(public, p)
-	}
-	for _, p := range pub.Text {
-		addPublicWords(public, p)
-	}
-	// Terms are the same when their skeletons, ways of matching and digit
-	// positions are: "2b9c82" and "2b9cb2" share a skeleton (8 reads as
-	// b) but each is found only with digits where it has them.
-	type key struct {
-		sk     string
-		mode   uint8
-		digits uint64
-	}
-	seen := make(map[key]bool, 2*len(terms))
-	d.terms = make([]Term, 0, 2*len(terms))
-	var freePats, checkedPats []string
-	add := func(t Term, sk string, v view) {
-		mode := uint8(0)
-		id := identifier(t.Value)
-		switch {
-		case !t.Whole && len(sk) >= minSubstring:
-			mode = 1
-		case !t.Whole && id && len(sk) >= minIDSubstring:
-			mode = 2
-		case len(sk) > maxAligned:
-			mode = 1
-		}
-		k := key{sk, mode, v.digitMask()}
-		if mode == 1 {
-			k.digits = 0 // matched anywhere, digits or not
-		}
-		if seen[k] {
-			return
-		}
-		seen[k] = true
-		idx := int32(len(d.terms))
-		d.terms = append(d.terms, t)
-		switch mode {
-		case 1:
-			d.freeTerm = append(d.freeTerm, idx)
-			freePats = append(freePats, sk)
-		case 2:
-			d.checkedTerm = append(d.checkedTerm, alignedTerm{term: idx, digits: v.digitMask()})
-			checkedPats = append(checkedPats, sk)
-		default:
-			d.keepAligned(sk, alignedTerm{term: idx, digits: v.digitMask(), bounds: v.boundMask(), short: len(sk) < minSubstring})
-		}
-	}
+	c := newCompiler(terms, pub)
 	for _, t := range terms {
 		if !t.Field {
-			v := makeView(t.Value, nil)
-			sk := string(v.sk)
-			if sk == "" {
+			v := c.view(t.Value)
+			if len(v.sk) == 0 {
 				continue
 			}
-			if inLexicon(t.Value, lexicon) {
-				d.ignored = append(d.ignored, t)
+			if c.inLexicon(t.Value, v) {
+				c.d.ignored = append(c.d.ignored, t)
 				continue
 			}
-			add(t, sk, v)
+			c.add(t, v)
 		}
 		if t.Kind == KindVendor {
 			continue
 		}
-		for _, tok := range distinctive(t.Value, public) {
-			v := makeView(tok, nil)
-			add(Term{Value: tok, Kind: t.Kind, Whole: true}, string(v.sk), v)
+		c.distinctive(t.Value, func(tok string, v view) {
+			c.add(Term{Value: tok, Kind: t.Kind, Whole: true}, v)
+		})
+	}
+	d := c.d
+	d.terms = trim(d.terms)
+	d.alignedTerms = trim(d.alignedTerms)
+	d.aligned.keys, d.aligned.vals = trim(d.aligned.keys), trim(d.aligned.vals)
+	d.buildFilter()
+	d.free = newAutomaton(c.freePats)
+	d.checked = newAutomaton(c.checkedPats)
+	return d
+}
+
+// compiler is the state of one Compile. A 100,000-term list is compiled
+// on every rulebook or catalogue edit, so it keeps one scratch view for
+// every term and token it reads, and each kind of term is told apart from
+// the ones already kept by one lookup where it is kept: the aligned map
+// for terms matched on word boundaries, freeSeen and checkedSeen for the
+// automata's patterns.
+type compiler struct {
+	d *DenyList
+	// lexicon holds the public lexicon's phrases, each as " word word ",
+	// and lexWords their words: a term with a word outside lexWords is in
+	// no phrase.
+	lexicon  []string
+	lexWords map[string]bool
+	public   map[string]bool
+	// Terms are the same when their skeletons, ways of matching and
+	// digit positions are: "2b9c82" and "2b9cb2" share a skeleton (8
+	// reads as b) but each is found only with digits where it has them.
+	// A free pattern is matched anywhere, digits or not.
+	freeSeen    skIndex
+	checkedSeen map[checkedKey]struct{}
+	freePats    []string
+	checkedPats []string
+	scratch     viewBuilder
+}
+
+type checkedKey struct {
+	sk     string
+	digits uint64
+}
+
+func newCompiler(terms []Term, pub Public) *compiler {
+	// Sized for every term and every word of each, which is as many as
+	// it can keep, so that large lists are not regrown as they are
+	// built; Compile trims what is left over.
+	most := 0
+	for _, t := range terms {
+		most += 1 + countPieces(t.Value)
+	}
+	c := &compiler{
+		d:           &DenyList{terms: make([]Term, 0, most), alignedTerms: make([]alignedTerm, 0, most)},
+		lexicon:     make([]string, 0, len(pub.Lexicon)),
+		lexWords:    map[string]bool{},
+		public:      map[string]bool{},
+		checkedSeen: map[checkedKey]struct{}{},
+	}
+	c.d.aligned.reserve(most)
+	c.freeSeen.reserve(len(terms))
+	for _, p := range pub.Lexicon {
+		words := makeView(p, nil).words()
+		for _, w := range words {
+			c.lexWords[w] = true
+		}
+		c.lexicon = append(c.lexicon, " "+strings.Join(words, " ")+" ")
+		addPublicWords(c.public, p)
+	}
+	for _, p := range pub.Text {
+		addPublicWords(c.public, p)
+	}
+	return c
+}
+
+// view is the view of s in the compiler's scratch space: valid until the
+// next call.
+func (c *compiler) view(s string) view {
+	return c.scratch.reuse(s)
+}
+
+// inLexicon reports whether term, whose view is v, is a phrase of the
+// public lexicon: its words, in order, are words of one of its phrases.
+func (c *compiler) inLexicon(term string, v view) bool {
+	from := -1
+	for i, a := range v.at {
+		if a&atBoundary == 0 {
+			continue
+		}
+		if from >= 0 && !c.lexWords[string(v.sk[from:i])] {
+			return false
+		}
+		from = i
+	}
+	return inLexicon(term, c.lexicon)
+}
+
+// add keeps term t, whose view is v, unless an equal term is kept.
+func (c *compiler) add(t Term, v view) {
+	d := c.d
+	n := len(v.sk)
+	mode := uint8(0)
+	switch {
+	case !t.Whole && n >= minSubstring:
+		mode = 1
+	case !t.Whole && n >= minIDSubstring && identifier(t.Value):
+		mode = 2
+	case n > maxAligned:
+		mode = 1
+	}
+	idx := int32(len(d.terms))
+	digits := v.digitMask()
+	switch mode {
+	case 1:
+		h := spanHash(v.sk)
+		if _, ok := c.freeSeen.get(h, v.sk); ok {
+			return
+		}
+		sk := string(v.sk)
+		c.freeSeen.put(h, sk, 0)
+		d.freeTerm = append(d.freeTerm, idx)
+		c.freePats = append(c.freePats, sk)
+	case 2:
+		k := checkedKey{string(v.sk), digits}
+		if _, ok := c.checkedSeen[k]; ok {
+			return
+		}
+		c.checkedSeen[k] = struct{}{}
+		d.checkedTerm = append(d.checkedTerm, alignedTerm{term: idx, digits: digits})
+		c.checkedPats = append(c.checkedPats, k.sk)
+	default:
+		if !d.keepAligned(v.sk, alignedTerm{term: idx, digits: digits, bounds: v.boundMask(), short: n < minSubstring}) {
+			return
 		}
 	}
-	d.buildFilter()
-	d.free = newAutomaton(freePats)
-	d.checked = newAutomaton(checkedPats)
-	return d
+	d.terms = append(d.terms, t)
 }
 
 // spanHash hashing: FNV-1a, 64 bits.
@@ -216,17 +294,13 @@ const (
 
 func (d *DenyList) buildFilter() {
 	bits := uint(6)
-	for 1<<bits < 16*len(d.aligned) {
+	for 1<<bits < 16*d.aligned.len() {
 		bits++
 	}
 	d.filterBits = bits
 	d.filter = make([]uint64, 1<<(bits-6))
-	for sk := range d.aligned {
-		h := uint64(hashStart)
-		for i := 0; i < len(sk); i++ {
-			h = (h ^ uint64(sk[i])) * hashPrime
-		}
-		d.setFilter(h)
+	for _, sk := range d.aligned.keys {
+		d.setFilter(spanHash(sk))
 	}
 }
 
@@ -240,12 +314,35 @@ func (d *DenyList) inFilter(h uint64) bool {
 	return d.filter[i>>6]&(1<<(i&63)) != 0
 }
 
-func (d *DenyList) keepAligned(sk string, a alignedTerm) {
+// keepAligned keeps a, a term matched on word boundaries whose skeleton is
+// sk, unless a term with the same skeleton and digits is kept; it
+// reports whether it kept it. Terms with one skeleton are chained in the
+// order they came.
+func (d *DenyList) keepAligned(sk []byte, a alignedTerm) bool {
 	if len(sk) > maxAligned {
 		sk = sk[:maxAligned]
 	}
-	d.aligned[sk] = append(d.aligned[sk], a)
-	d.alignedLen |= 1 << len(sk)
+	a.next = -1
+	h := spanHash(sk)
+	at, ok := d.aligned.get(h, sk)
+	if !ok {
+		d.aligned.put(h, string(sk), int32(len(d.alignedTerms)))
+		d.alignedTerms = append(d.alignedTerms, a)
+		d.alignedLen |= 1 << len(sk)
+		return true
+	}
+	for {
+		if d.alignedTerms[at].digits == a.digits {
+			return false
+		}
+		if d.alignedTerms[at].next < 0 {
+			break
+		}
+		at = d.alignedTerms[at].next
+	}
+	d.alignedTerms[at].next = int32(len(d.alignedTerms))
+	d.alignedTerms = append(d.alignedTerms, a)
+	return true
 }
 
 // digitMask marks the skeleton bytes of v that come from digits.
@@ -266,9 +363,33 @@ func (v view) mask(flag uint8, from int) uint64 {
 
 // pieces splits s at everything that is not a letter, digit or mark.
 func pieces(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.In(r, unicode.Mn, unicode.Me)
-	})
+	return strings.FieldsFunc(s, notInPiece)
+}
+
+func notInPiece(r rune) bool {
+	return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.In(r, unicode.Mn, unicode.Me)
+}
+
+// countPieces is len(pieces(s)).
+func countPieces(s string) int {
+	n, in := 0, false
+	for _, r := range s {
+		if notInPiece(r) {
+			in = false
+		} else if !in {
+			in = true
+			n++
+		}
+	}
+	return n
+}
+
+// trim is s without the room it has left over, when that is much.
+func trim[T any](s []T) []T {
+	if cap(s)-len(s) <= len(s)/8 {
+		return s
+	}
+	return slices.Clone(s)
 }
 
 // addPublicWords records the skeletons of p's words, and of its numbers
@@ -299,14 +420,14 @@ func addPublicWords(public map[string]bool, p string) {
 	flush()
 }
 
-// distinctive returns the words of a confidential field that identify
-// something on their own: not common English (by skeleton, so a disguised
-// common word is common too), not one of the storefront's advertising
-// words, not public, and long enough. Numbers count from four digits, as
-// do words that mix letters and digits (the hex part of an id); a year is
-// not distinctive.
-func distinctive(field string, public map[string]bool) []string {
-	var out []string
+// distinctive calls keep with each word of a confidential field that
+// identifies something on its own, and its view: not common English (by
+// skeleton, so a disguised common word is common too), not one of the
+// storefront's advertising words, not public, and long enough. Numbers
+// count from four digits, as do words that mix letters and digits (the
+// hex part of an id); a year is not distinctive. The view is valid only
+// during the call.
+func (c *compiler) distinctive(field string, keep func(tok string, v view)) {
 	for _, p := range pieces(field) {
 		letters, digits := 0, 0
 		for _, r := range p {
@@ -316,17 +437,16 @@ func distinctive(field string, public map[string]bool) []string {
 				letters++
 			}
 		}
-		sk := Skeleton(p)
-		if sk == "" || public[sk] {
+		v := c.view(p)
+		if len(v.sk) == 0 || c.public[string(v.sk)] {
 			continue
 		}
 		switch {
 		case digits == 0:
-			acronym := strings.ToUpper(p) == p && strings.ToLower(p) != p
-			if letters < minTokenLetters && !(acronym && letters >= minAcronym) {
+			if letters < minTokenLetters && !(acronym(p) && letters >= minAcronym) {
 				continue
 			}
-			if common[strings.ToLower(p)] || isCommonSkeleton(sk) {
+			if commonWord(p) || isCommonSkeleton(string(v.sk)) {
 				continue
 			}
 		case letters == 0:
@@ -334,13 +454,47 @@ func distinctive(field string, public map[string]bool) []string {
 				continue
 			}
 		default:
-			if letters+digits < minTokenDigits || common[strings.ToLower(p)] {
+			if letters+digits < minTokenDigits || commonWord(p) {
 				continue
 			}
 		}
-		out = append(out, p)
+		keep(p, v)
 	}
-	return out
+}
+
+// acronym reports a word in capitals: it has a capital and nothing
+// lower-case.
+func acronym(p string) bool {
+	if !asciiOnly(p) {
+		return strings.ToUpper(p) == p && strings.ToLower(p) != p
+	}
+	upper := false
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case 'a' <= c && c <= 'z':
+			return false
+		case 'A' <= c && c <= 'Z':
+			upper = true
+		}
+	}
+	return upper
+}
+
+// commonWord reports whether p, lower-cased, is one of the common words.
+func commonWord(p string) bool {
+	var buf [32]byte
+	if len(p) > len(buf) || !asciiOnly(p) {
+		return common[strings.ToLower(p)]
+	}
+	b := buf[:len(p)]
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return common[string(b)]
 }
 
 // year reports a four-digit number from 1900 to 2099.
@@ -450,7 +604,7 @@ func (d *DenyList) matchView(v view, all bool) (bool, []Hit) {
 			}
 		}
 	}
-	if len(d.aligned) > 0 {
+	if d.aligned.len() > 0 {
 		b := v.boundaries()
 		for i := 0; i < len(b); i++ {
 			h, at := uint64(hashStart), b[i]
@@ -465,11 +619,12 @@ func (d *DenyList) matchView(v view, all bool) (bool, []Hit) {
 				if d.alignedLen&(1<<n) == 0 || !d.inFilter(h) {
 					continue
 				}
-				cands, ok := d.aligned[string(v.sk[b[i]:b[j]])]
+				at, ok := d.aligned.get(h, v.sk[b[i]:b[j]])
 				if !ok {
 					continue
 				}
-				for _, a := range cands {
+				for ; at >= 0; at = d.alignedTerms[at].next {
+					a := &d.alignedTerms[at]
 					if !v.digitsAt(int(b[i]), int(b[j]), a.digits) || v.inFigure(int(b[i]), int(b[j])) {
 						continue
 					}

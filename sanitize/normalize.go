@@ -167,6 +167,17 @@ func makeView(s string, segs []segment) view {
 	return b.v
 }
 
+// reuse builds the view of s in b's own buffers, which it keeps for the
+// next call: the view is valid until then.
+func (b *viewBuilder) reuse(s string) view {
+	sk, at := b.v.sk[:0], b.v.at[:0]
+	*b = viewBuilder{}
+	b.v.sk, b.v.at = sk, at
+	b.add(s, 0)
+	b.v.at = append(b.v.at, atBoundary|atChar)
+	return b.v
+}
+
 func (b *viewBuilder) add(s string, fig uint8) {
 	if asciiOnly(s) {
 		for i := 0; i < len(s); i++ {

@@ -247,7 +247,7 @@ type Changes interface {
 // SnapshotStore; the webhook sender, AsyncTasks; ...), so that what each
 // one may touch is in its signature. Optional roles some stores add
 // (BulkCatalogue, Catalogues, LedgerWindow, Recordings, Retention,
-// Secrets) are found by type assertion.
+// Secrets, SharedCatalogue) are found by type assertion.
 type Store interface {
 	Publishers
 	Products

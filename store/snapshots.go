@@ -102,6 +102,15 @@ func (c *Snapshots) lock(publisher string) *sync.Mutex {
 	return l
 }
 
+// catalogue reads the publisher's products for a snapshot, which never
+// writes into them: without a copy when the store can share them.
+func (c *Snapshots) catalogue(ctx context.Context, publisher string) ([]products.Product, int64, error) {
+	if sc, ok := c.Store.(SharedCatalogue); ok {
+		return sc.SharedCatalogue(ctx, publisher)
+	}
+	return c.Store.Catalogue(ctx, publisher)
+}
+
 // Build reads the publisher's current catalogue and rulebook and builds a
 // snapshot. If either changes while it reads, it reads again, so the
 // snapshot never mixes versions.
@@ -114,7 +123,7 @@ func (c *Snapshots) Build(ctx context.Context, publisher string) (*products.Snap
 			}
 			return nil, err
 		}
-		catalogue, catVersion, err := c.Store.Catalogue(ctx, publisher)
+		catalogue, catVersion, err := c.catalogue(ctx, publisher)
 		if err != nil {
 			return nil, err
 		}

@@ -236,6 +236,18 @@ type BulkCatalogue interface {
 	PutProducts(ctx context.Context, publisher string, ps []products.Product, ifMatch int64) (int64, error)
 }
 
+// SharedCatalogue is implemented by stores that keep the catalogue in
+// memory as values they never write, as the in-memory store does. It is
+// optional; callers fall back to Catalogue.
+type SharedCatalogue interface {
+	// SharedCatalogue is Catalogue without the copy: the products share
+	// their strings and lists with the store's own, and with each other
+	// where they are equal. The caller must never write into them (a
+	// snapshot only reads its products); anything that may must call
+	// Catalogue.
+	SharedCatalogue(ctx context.Context, publisher string) ([]products.Product, int64, error)
+}
+
 // LedgerWindow is implemented by stores that keep only the most recent
 // part of each chain, as the in-memory store does so that its memory stays
 // bounded: ledger.Verify then starts at the window's checkpoint.

@@ -23,11 +23,15 @@ var (
 	_ store.Retention  = (*Store)(nil)
 )
 
-// catChange is the state one catalogue version left a product in: its
-// JSON, or nil when the version deleted it.
+// catChange is the state one catalogue version left a product in: the
+// value the store kept, or nil when the version deleted it. A version
+// that changed a product keeps the same value as the current catalogue
+// (publisher.products) until a later version replaces it there, so the
+// history costs nothing for a product it has not seen change; values
+// are never written after they are kept, and every read copies them.
 type catChange struct {
 	version int64
-	body    []byte
+	prod    *products.Product
 }
 
 // SetClock replaces the store's clock: every time it stamps (ledger
@@ -90,6 +94,25 @@ func (s *Store) EditCatalogue(ctx context.Context, publisher string, e store.Cat
 	return v, nil
 }
 
+// catalogue copies the current products, in catalogue order.
+func (p *publisher) catalogue() []products.Product {
+	out := make([]products.Product, 0, len(p.products))
+	for _, prod := range p.products {
+		out = append(out, clone(*prod))
+	}
+	return out
+}
+
+// shared lists the current products as the store keeps them, for
+// readers that never write into them (store.SharedCatalogue).
+func (p *publisher) shared() []products.Product {
+	out := make([]products.Product, len(p.products))
+	for i, prod := range p.products {
+		out[i] = *prod
+	}
+	return out
+}
+
 func (p *publisher) indexOf(id string) int {
 	for i := range p.products {
 		if p.products[i].ProductID == id {
@@ -109,19 +132,26 @@ func (p *publisher) apply(puts []products.Product, deletes []string, author, not
 	for i, prod := range p.products {
 		at[prod.ProductID] = i
 	}
-	for _, prod := range puts {
-		body := encodeProduct(prod)
-		prod = clone(prod)
-		if i, ok := at[prod.ProductID]; ok {
-			if bytes.Equal(encodeProduct(p.products[i]), body) {
-				continue
-			}
+	if p.shelf == nil {
+		p.shelf = products.NewInterner()
+	}
+	for _, put := range puts {
+		i, ok := at[put.ProductID]
+		if ok && bytes.Equal(encodeProduct(*p.products[i]), encodeProduct(put)) {
+			continue
+		}
+		// The store's own copy: decoded from the caller's JSON, so
+		// nothing the caller holds reaches it, with its lists shared
+		// with equal ones the store already keeps.
+		kept := p.shelf.Product(clone(put))
+		prod := &kept
+		if ok {
 			p.products[i] = prod
 		} else {
 			at[prod.ProductID] = len(p.products)
 			p.products = append(p.products, prod)
 		}
-		p.catChanges[prod.ProductID] = append(p.catChanges[prod.ProductID], catChange{version: v.Version, body: body})
+		p.catChanges[prod.ProductID] = append(p.catChanges[prod.ProductID], catChange{version: v.Version, prod: prod})
 		v.Put++
 	}
 	if len(deletes) > 0 {
@@ -133,7 +163,7 @@ func (p *publisher) apply(puts []products.Product, deletes []string, author, not
 				v.Deleted++
 			}
 		}
-		p.products = slices.DeleteFunc(p.products, func(prod products.Product) bool { return gone[prod.ProductID] })
+		p.products = slices.DeleteFunc(p.products, func(prod *products.Product) bool { return gone[prod.ProductID] })
 	}
 	p.catHistory = append(p.catHistory, v)
 	return v
@@ -213,16 +243,26 @@ func (s *Store) CatalogueHistory(ctx context.Context, publisher string, before i
 	return out, nil
 }
 
-// stateAt is a product's JSON at version v: nil when it did not exist.
-func (p *publisher) stateAt(id string, v int64) []byte {
-	var body []byte
+// stateAt is a product as version v left it, the store's own value: nil
+// when it did not exist.
+func (p *publisher) stateAt(id string, v int64) *products.Product {
+	var prod *products.Product
 	for _, c := range p.catChanges[id] {
 		if c.version > v {
 			break
 		}
-		body = c.body
+		prod = c.prod
 	}
-	return body
+	return prod
+}
+
+// sameState reports whether two states of a product are equal: the same
+// value, or values with the same JSON.
+func sameState(a, b *products.Product) bool {
+	if a == nil || b == nil || a == b {
+		return a == b
+	}
+	return bytes.Equal(encodeProduct(*a), encodeProduct(*b))
 }
 
 func (p *publisher) inHistory(v int64) bool {
@@ -232,15 +272,13 @@ func (p *publisher) inHistory(v int64) bool {
 	return ok
 }
 
-func decodeState(b []byte) *products.Product {
-	if b == nil {
+// copyState copies a state for a caller: nil stays nil.
+func copyState(prod *products.Product) *products.Product {
+	if prod == nil {
 		return nil
 	}
-	var prod products.Product
-	if err := json.Unmarshal(b, &prod); err != nil {
-		panic(err)
-	}
-	return &prod
+	out := clone(*prod)
+	return &out
 }
 
 // CatalogueDiff implements store.Catalogues.
@@ -259,7 +297,7 @@ func (s *Store) CatalogueDiff(ctx context.Context, publisher string, from, to in
 	for id, cs := range p.catChanges {
 		for _, c := range cs {
 			if c.version > lo && c.version <= hi {
-				if !bytes.Equal(p.stateAt(id, from), p.stateAt(id, to)) {
+				if !sameState(p.stateAt(id, from), p.stateAt(id, to)) {
 					ids = append(ids, id)
 				}
 				break
@@ -273,7 +311,7 @@ func (s *Store) CatalogueDiff(ctx context.Context, publisher string, from, to in
 	}
 	out := make([]store.ProductChange, 0, len(ids))
 	for _, id := range ids {
-		out = append(out, store.ProductChange{ProductID: id, Before: decodeState(p.stateAt(id, from)), After: decodeState(p.stateAt(id, to))})
+		out = append(out, store.ProductChange{ProductID: id, Before: copyState(p.stateAt(id, from)), After: copyState(p.stateAt(id, to))})
 	}
 	return out, total, nil
 }
@@ -308,7 +346,8 @@ func (s *Store) RollbackCatalogue(ctx context.Context, publisher string, to, ifM
 			if cs[len(cs)-1].version <= to {
 				continue
 			}
-			if old := decodeState(p.stateAt(id, to)); old != nil {
+			if old := p.stateAt(id, to); old != nil {
+				// apply copies it again before keeping it.
 				puts = append(puts, *old)
 			} else if p.indexOf(id) >= 0 {
 				deletes = append(deletes, id)

@@ -45,17 +45,25 @@ type Store struct {
 }
 
 type publisher struct {
-	info       products.Publisher
-	products   []products.Product
+	info products.Publisher
+	// products is the current catalogue, in catalogue order. Each value
+	// is the store's own copy, shared with catChanges and interned by
+	// shelf, and never written after it is kept: reads hand out copies
+	// (history.go).
+	products   []*products.Product
 	catVersion int64
 	// catHistory and catChanges are the catalogue's versions and, per
 	// product, the state each version left it in (see history.go).
 	catHistory []store.CatalogueVersion
 	catChanges map[string][]catChange
-	rulebooks  []store.RulebookVersion
-	accounts   map[string]store.Account
-	byKey      map[string]string
-	chain      []ledger.Entry
+	// shelf shares equal lists among the kept products. It holds a key
+	// (the JSON) for each distinct list ever kept, which the history
+	// keeps alive anyway.
+	shelf     *products.Interner
+	rulebooks []store.RulebookVersion
+	accounts  map[string]store.Account
+	byKey     map[string]string
+	chain     []ledger.Entry
 	// checkpoint is the newest entry dropped from chain to keep it
 	// within LedgerRetain; zero while the whole chain is held.
 	checkpoint ledger.Entry
@@ -82,12 +90,13 @@ var (
 	_ store.Store = (*Store)(nil)
 
 	// The optional roles it adds.
-	_ store.LedgerWindow  = (*Store)(nil)
-	_ store.BulkCatalogue = (*Store)(nil)
-	_ store.Catalogues    = (*Store)(nil)
-	_ store.Recordings    = (*Store)(nil)
-	_ store.Retention     = (*Store)(nil)
-	_ store.Secrets       = (*Store)(nil)
+	_ store.LedgerWindow    = (*Store)(nil)
+	_ store.BulkCatalogue   = (*Store)(nil)
+	_ store.Catalogues      = (*Store)(nil)
+	_ store.Recordings      = (*Store)(nil)
+	_ store.Retention       = (*Store)(nil)
+	_ store.Secrets         = (*Store)(nil)
+	_ store.SharedCatalogue = (*Store)(nil)
 )
 
 func (s *Store) pub(id string) (*publisher, error) {
@@ -170,18 +179,27 @@ func (s *Store) Versions(ctx context.Context, publisher string) (store.Versions,
 	return store.Versions{Catalogue: p.catVersion, Rulebook: int64(len(p.rulebooks))}, nil
 }
 
-func (s *Store) Catalogue(ctx context.Context, publisher string) ([]products.Product, int64, error) {
+func (s *Store) Catalogue(ctx context.Context, id string) ([]products.Product, int64, error) {
+	return s.readCatalogue(id, (*publisher).catalogue)
+}
+
+// SharedCatalogue implements store.SharedCatalogue: the store's values
+// are never written after they are kept (history.go), so a reader that
+// does not write either may hold them as they are.
+func (s *Store) SharedCatalogue(ctx context.Context, id string) ([]products.Product, int64, error) {
+	return s.readCatalogue(id, (*publisher).shared)
+}
+
+// readCatalogue reads a publisher's products with read, and the version
+// they belong to, under the lock.
+func (s *Store) readCatalogue(id string, read func(*publisher) []products.Product) ([]products.Product, int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p, err := s.pub(publisher)
+	p, err := s.pub(id)
 	if err != nil {
 		return nil, 0, err
 	}
-	out := clone(p.products)
-	if out == nil {
-		out = []products.Product{}
-	}
-	return out, p.catVersion, nil
+	return read(p), p.catVersion, nil
 }
 
 func (s *Store) PutProduct(ctx context.Context, publisher string, prod products.Product, ifMatch int64) (int64, error) {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -390,4 +391,110 @@ func testRetention(t *testing.T, s store.Store) {
 	}
 	_, err = rt.Purge(ctx, ghost, store.RetainBefore{Tasks: later})
 	wantErr(t, "Purge(ghost)", err, store.ErrNotFound)
+}
+
+// scribble writes into every list of p that a store might share between
+// products or keep for its history.
+func scribble(p *products.Product) {
+	p.Name = "scribbled"
+	for i := range p.Channels {
+		p.Channels[i] = "scribbled"
+	}
+	for i := range p.Keywords {
+		p.Keywords[i] = "scribbled"
+	}
+	for i := range p.Countries {
+		p.Countries[i] = "ZZ"
+	}
+	for i := range p.PublisherProperties {
+		p.PublisherProperties[i].PublisherDomain = "scribbled.example"
+	}
+	for i := range p.FormatOptions {
+		p.FormatOptions[i].FormatKind = "scribbled"
+		// Still JSON, so a store that shared it would return it.
+		if raw := p.FormatOptions[i].Params; len(raw) >= 2 {
+			raw[0], raw[len(raw)-1] = '[', ']'
+			for k := 1; k < len(raw)-1; k++ {
+				raw[k] = ' '
+			}
+		}
+	}
+	for i := range p.PricingOptions {
+		p.PricingOptions[i].Currency = "XXX"
+		if f := p.PricingOptions[i].FixedPrice; f != nil {
+			*f = -1
+		}
+	}
+	for i := range p.ReportingCapabilities.AvailableMetrics {
+		p.ReportingCapabilities.AvailableMetrics[i] = "scribbled"
+	}
+}
+
+// testCatalogueCopies checks that what a store keeps is its own and what
+// it hands out is the caller's: writing into products after putting them,
+// or into the lists of products read back (the catalogue, a walk, a diff),
+// changes nothing stored, even where two stored products have equal lists
+// that a store may keep once.
+func testCatalogueCopies(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	c := catalogues(t, s)
+	withPublishers(t, s)
+	fresh := func() []products.Product {
+		ps := demoProducts(t, 2)
+		twin := ps[0]
+		twin.ProductID += "_twin"
+		ps = append(ps, twin)
+		var out []products.Product
+		b, err := json.Marshal(ps)
+		if err == nil {
+			err = json.Unmarshal(b, &out)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	want := fresh()
+	put := fresh()
+	v1, err := c.EditCatalogue(ctx, alpha.ID, store.CatalogueEdit{Put: put[:1], Author: "ed", Note: "first"})
+	wantErr(t, "EditCatalogue", err, nil)
+	v2, err := c.EditCatalogue(ctx, alpha.ID, store.CatalogueEdit{Put: put[1:], Author: "ed", Note: "the rest"})
+	wantErr(t, "EditCatalogue", err, nil)
+	for i := range put {
+		scribble(&put[i])
+	}
+	wantCatalogue(t, s, alpha.ID, want, v2.Version)
+
+	got, _, err := s.Catalogue(ctx, alpha.ID)
+	wantErr(t, "Catalogue", err, nil)
+	for i := range got {
+		scribble(&got[i])
+	}
+	_, err = c.WalkCatalogue(ctx, alpha.ID, func(p products.Product) error {
+		scribble(&p)
+		return nil
+	})
+	wantErr(t, "WalkCatalogue", err, nil)
+	for _, d := range [][2]int64{{v1.Version, v2.Version}, {v2.Version, v1.Version}} {
+		changes, _, err := c.CatalogueDiff(ctx, alpha.ID, d[0], d[1], 0)
+		wantErr(t, "CatalogueDiff", err, nil)
+		for _, ch := range changes {
+			for _, p := range []*products.Product{ch.Before, ch.After} {
+				if p != nil {
+					scribble(p)
+				}
+			}
+		}
+	}
+	wantCatalogue(t, s, alpha.ID, want, v2.Version)
+	changes, _, err := c.CatalogueDiff(ctx, alpha.ID, v1.Version, v2.Version, 0)
+	wantErr(t, "CatalogueDiff", err, nil)
+	var after []products.Product
+	for _, ch := range changes {
+		if ch.Before != nil || ch.After == nil {
+			t.Fatalf("CatalogueDiff(%d, %d): %s changed from %v, want a product added", v1.Version, v2.Version, ch.ProductID, ch.Before)
+		}
+		after = append(after, *ch.After)
+	}
+	sameJSON(t, "CatalogueDiff after writes into what it returned", after, []products.Product{want[1], want[2]})
 }

@@ -59,6 +59,7 @@ func Catalogues(t *testing.T, newStore NewStore) {
 	run(t, newStore, tests{
 		{"CatalogueHistory", testCatalogueHistory},
 		{"CatalogueImport", testCatalogueImport},
+		{"CatalogueCopies", testCatalogueCopies},
 	})
 }
 
