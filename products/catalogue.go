@@ -5,11 +5,9 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/adcp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/storefront/storefront/decline"
@@ -232,8 +230,6 @@ type Catalogue struct {
 	entries []*entry
 	market  merch.Market
 	index   *index
-	// scratch holds per-request score accumulators, one slot per product.
-	scratch sync.Pool
 }
 
 type entry struct {
@@ -329,6 +325,12 @@ func (in *interner) fields(fs []wireField) []wireField {
 }
 
 func newCatalogue(ps []Product, screen *sanitize.Screen, confidential []string) *Catalogue {
+	return newCatalogueLaidOut(ps, screen, confidential, smallest)
+}
+
+// newCatalogueLaidOut is newCatalogue with the ranking terms kept as l
+// says.
+func newCatalogueLaidOut(ps []Product, screen *sanitize.Screen, confidential []string, l layout) *Catalogue {
 	c := &Catalogue{}
 	seen := map[string]map[string]bool{"ch": {}, "fk": {}, "co": {}, "cu": {}}
 	add := func(kind string, list []string, dst *[]string) {
@@ -369,25 +371,17 @@ func newCatalogue(ps []Product, screen *sanitize.Screen, confidential []string) 
 	for i := range c.entries {
 		terms[i] = rankingTerms(shown[i], ranked.ranks)
 	}
-	c.index = buildIndex(c.entries, terms, in)
-	n := len(c.entries)
-	c.scratch.New = func() any {
-		a := make([]int32, n)
-		return &a
-	}
+	c.index = buildIndex(c.entries, terms, in, l)
 	return c
 }
 
 // weight is the ranking weight of term t for the product at pos, 0 when
-// it lacks the term: a search of the term's postings, which are in
-// catalogue order.
+// it lacks the term.
 func (c *Catalogue) weight(pos int32, t string) int32 {
-	ps := c.index.postings[t]
-	i, ok := slices.BinarySearchFunc(ps, pos, func(p posting, pos int32) int { return int(p.pos - pos) })
-	if !ok {
-		return 0
+	if x, ok := c.index.terms[t]; ok {
+		return x.weight(pos)
 	}
-	return ps[i].weight
+	return 0
 }
 
 // Market summarises what the catalogue carries.
