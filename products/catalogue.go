@@ -45,6 +45,9 @@ type Snapshot struct {
 	// BuiltAt is when the snapshot cache built the snapshot, on the
 	// program's clock; zero for one built for a single preview.
 	BuiltAt time.Time
+	// declines are the declines composed from this snapshot; nil keeps
+	// none.
+	declines *declines
 }
 
 // NewSnapshot builds a snapshot: the rulebook's index; the deny-list from
@@ -53,7 +56,7 @@ type Snapshot struct {
 // pre-screened wire form.
 func NewSnapshot(pub Publisher, catalogue []Product, catalogueVersion int64, rb *merch.Rulebook, rulebookVersion int64) *Snapshot {
 	screen := ServingScreen(pub, rb, catalogue)
-	return &Snapshot{
+	s := &Snapshot{
 		Publisher:        pub,
 		CatalogueVersion: catalogueVersion,
 		RulebookVersion:  rulebookVersion,
@@ -62,6 +65,8 @@ func NewSnapshot(pub Publisher, catalogue []Product, catalogueVersion int64, rb 
 		Catalogue:        newCatalogue(catalogue, screen, confidentialText(rb, catalogue)),
 		Screen:           screen,
 	}
+	s.declines = newDeclines(sourcesOf(s))
+	return s
 }
 
 // ServingScreen is the screen a snapshot of pub, rb and catalogue serves
@@ -97,7 +102,7 @@ func publicIdentity(pub Publisher, catalogue []Product) []string {
 // publisher's text, so they keep base's screen. The caller stamps BuiltAt
 // from the program's clock, as for every snapshot.
 func NewSeededSnapshot(base *Snapshot, seeds []Product, version int64) *Snapshot {
-	return &Snapshot{
+	s := &Snapshot{
 		Publisher:        base.Publisher,
 		CatalogueVersion: version,
 		RulebookVersion:  base.RulebookVersion,
@@ -106,6 +111,8 @@ func NewSeededSnapshot(base *Snapshot, seeds []Product, version int64) *Snapshot
 		Catalogue:        newCatalogue(seeds, sanitize.Vendor(), nil),
 		Screen:           base.Screen,
 	}
+	s.declines = newDeclines(sourcesOf(s))
+	return s
 }
 
 // confidentialText is every confidential field of rb and catalogue as
