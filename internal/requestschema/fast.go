@@ -127,15 +127,21 @@ func quickOf(s *jsonschema.Schema, seen map[*jsonschema.Schema]*quick) *quick {
 	for re, p := range s.PatternProperties {
 		q.patternProps = append(q.patternProps, quickPattern{re, sub(p)})
 	}
-	switch a := s.AdditionalProperties.(type) {
-	case nil:
-	case bool:
-		q.noAdditional = !a
-	case *jsonschema.Schema:
-		q.additional = sub(a)
-	default:
-		q.unjudged = true
+	// additionalProperties and additionalItems are each nil, a boolean
+	// (false forbids) or a schema.
+	orSchema := func(v any) (forbid bool, sch *quick) {
+		switch a := v.(type) {
+		case nil:
+		case bool:
+			forbid = !a
+		case *jsonschema.Schema:
+			sch = sub(a)
+		default:
+			q.unjudged = true
+		}
+		return forbid, sch
 	}
+	q.noAdditional, q.additional = orSchema(s.AdditionalProperties)
 	for name, d := range s.Dependencies {
 		switch d := d.(type) {
 		case []string:
@@ -158,15 +164,7 @@ func quickOf(s *jsonschema.Schema, seen map[*jsonschema.Schema]*quick) *quick {
 	default:
 		q.unjudged = true
 	}
-	switch a := s.AdditionalItems.(type) {
-	case nil:
-	case bool:
-		q.noAddItems = !a
-	case *jsonschema.Schema:
-		q.addItems = sub(a)
-	default:
-		q.unjudged = true
-	}
+	q.noAddItems, q.addItems = orSchema(s.AdditionalItems)
 	q.contains = sub(s.Contains)
 	q.not = sub(s.Not)
 	q.allOf, q.anyOf, q.oneOf = list(s.AllOf), list(s.AnyOf), list(s.OneOf)
@@ -239,19 +237,8 @@ func (q *quick) judge(v any, depth int) verdict {
 	if q.ref != nil {
 		return q.ref.judge(v, depth+1)
 	}
-	r := valid
-	// and folds one keyword's verdict in: invalid ends the walk, unsure
-	// is remembered.
-	and := func(v verdict) bool {
-		if v == invalid {
-			r = invalid
-			return false
-		}
-		if v == unsure {
-			r = unsure
-		}
-		return true
-	}
+	r := tally(valid)
+	and := r.add
 	switch x := v.(type) {
 	case map[string]any:
 		if !and(q.object(x, depth)) {
@@ -322,7 +309,7 @@ func (q *quick) judge(v any, depth int) verdict {
 	if q.ifS != nil {
 		switch q.ifS.judge(v, depth+1) {
 		case unsure:
-			r = unsure
+			and(unsure)
 		case valid:
 			if q.thenS != nil && !and(q.thenS.judge(v, depth+1)) {
 				return invalid
@@ -333,7 +320,23 @@ func (q *quick) judge(v any, depth int) verdict {
 			}
 		}
 	}
-	return r
+	return verdict(r)
+}
+
+// tally folds the verdicts of keywords into the value's: add reports
+// false once one is invalid, which ends the walk, and an unsure one is
+// remembered.
+type tally verdict
+
+func (t *tally) add(v verdict) bool {
+	switch v {
+	case invalid:
+		*t = tally(invalid)
+		return false
+	case unsure:
+		*t = tally(unsure)
+	}
+	return true
 }
 
 func not(v verdict) verdict {
@@ -361,7 +364,7 @@ func (q *quick) object(obj map[string]any, depth int) verdict {
 			return invalid
 		}
 	}
-	r := valid
+	r := tally(valid)
 	for name, dep := range s.Dependencies {
 		if _, ok := obj[name]; !ok {
 			continue
@@ -374,22 +377,16 @@ func (q *quick) object(obj map[string]any, depth int) verdict {
 			}
 			continue
 		}
-		switch q.depSchemas[name].judge(obj, depth+1) {
-		case invalid:
+		if !r.add(q.depSchemas[name].judge(obj, depth+1)) {
 			return invalid
-		case unsure:
-			r = unsure
 		}
 	}
 	for name, v := range obj {
 		evaluated := false
 		if p, ok := q.props[name]; ok {
 			evaluated = true
-			switch p.judge(v, 0) {
-			case invalid:
+			if !r.add(p.judge(v, 0)) {
 				return invalid
-			case unsure:
-				r = unsure
 			}
 		}
 		for _, pp := range q.patternProps {
@@ -397,11 +394,8 @@ func (q *quick) object(obj map[string]any, depth int) verdict {
 				continue
 			}
 			evaluated = true
-			switch pp.q.judge(v, 0) {
-			case invalid:
+			if !r.add(pp.q.judge(v, 0)) {
 				return invalid
-			case unsure:
-				r = unsure
 			}
 		}
 		if evaluated {
@@ -410,26 +404,18 @@ func (q *quick) object(obj map[string]any, depth int) verdict {
 		if q.noAdditional {
 			return invalid
 		}
-		if q.additional != nil {
-			switch q.additional.judge(v, 0) {
-			case invalid:
-				return invalid
-			case unsure:
-				r = unsure
-			}
+		if q.additional != nil && !r.add(q.additional.judge(v, 0)) {
+			return invalid
 		}
 	}
 	if q.propertyNames != nil {
 		for name := range obj {
-			switch q.propertyNames.judge(name, 0) {
-			case invalid:
+			if !r.add(q.propertyNames.judge(name, 0)) {
 				return invalid
-			case unsure:
-				r = unsure
 			}
 		}
 	}
-	return r
+	return verdict(r)
 }
 
 // maxUnique is the longest array whose items quick compares pairwise for
@@ -444,20 +430,11 @@ func (q *quick) array(arr []any) verdict {
 	if s.MaxItems != nil && len(arr) > *s.MaxItems {
 		return invalid
 	}
-	r := valid
-	fold := func(v verdict) bool {
-		if v == invalid {
-			r = invalid
-			return false
-		}
-		if v == unsure {
-			r = unsure
-		}
-		return true
-	}
+	r := tally(valid)
+	fold := r.add
 	if s.UniqueItems && len(arr) > 1 {
 		if len(arr) > maxUnique {
-			r = unsure
+			fold(unsure)
 		} else {
 			for i := 1; i < len(arr); i++ {
 				for j := range i {
@@ -512,7 +489,7 @@ func (q *quick) array(arr []any) verdict {
 			return invalid
 		}
 	}
-	return r
+	return verdict(r)
 }
 
 func (q *quick) str(v string) verdict {

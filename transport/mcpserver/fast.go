@@ -165,18 +165,8 @@ func compact(b []byte) bool {
 	in := false
 	for i := 0; i < len(b); i++ {
 		if in {
-			// Inside a string only a quote or a backslash matters:
-			// skip eight bytes at a time up to one.
-			for i+8 <= len(b) {
-				w := binary.LittleEndian.Uint64(b[i:])
-				q, bs := w^('"'*ones), w^('\\'*ones)
-				if m := ((q-ones)&^q | (bs-ones)&^bs) & highs; m != 0 {
-					i += bits.TrailingZeros64(m) / 8
-					break
-				}
-				i += 8
-			}
-			if i == len(b) {
+			// Inside a string only a quote or a backslash matters.
+			if i = skipWords(b, i, quoteOrBackslash); i == len(b) {
 				break
 			}
 		}
@@ -227,6 +217,24 @@ func unplain(w uint64) uint64 {
 		(q-ones)&^q | (bs-ones)&^bs | (lt-ones)&^lt | (gt-ones)&^gt | (amp-ones)&^amp) & highs
 }
 
+// quoteOrBackslash flags, as unplain does, the quotes and backslashes of w.
+func quoteOrBackslash(w uint64) uint64 {
+	q, bs := w^('"'*ones), w^('\\'*ones)
+	return ((q-ones)&^q | (bs-ones)&^bs) & highs
+}
+
+// skipWords returns where, from i, the first byte flags (unplain or
+// quoteOrBackslash) flags is, reading b eight bytes at a time; when no
+// whole word is left it returns where it got, len(b) when that is the end.
+func skipWords(b []byte, i int, flags func(uint64) uint64) int {
+	for ; i+8 <= len(b); i += 8 {
+		if m := flags(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	return i
+}
+
 // writeString writes b as a JSON string exactly as encoding/json writes a
 // Go string: ", \ and the control characters escaped, <, > and & as
 // \u escapes, invalid UTF-8 as U+FFFD, and U+2028 and U+2029 escaped. It
@@ -237,16 +245,7 @@ func writeString(buf *bytes.Buffer, b []byte) {
 	out := append(buf.AvailableBuffer(), '"')
 	start := 0
 	for i := 0; i < len(b); {
-		// Skip plain bytes eight at a time.
-		for i+8 <= len(b) {
-			m := unplain(binary.LittleEndian.Uint64(b[i:]))
-			if m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
-			}
-			i += 8
-		}
-		if i == len(b) {
+		if i = skipWords(b, i, unplain); i == len(b) {
 			break
 		}
 		c := b[i]

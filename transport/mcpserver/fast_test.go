@@ -51,6 +51,19 @@ func TestCompactMeansCompacted(t *testing.T) {
 // BenchmarkWriteString escapes a get_products answer for the text mirror,
 // as the fast path does on every answer.
 func BenchmarkWriteString(b *testing.B) {
+	payload := completedAnswer(b)
+	var buf bytes.Buffer
+	b.SetBytes(int64(len(payload)))
+	b.ReportAllocs()
+	for b.Loop() {
+		buf.Reset()
+		writeString(&buf, payload)
+	}
+}
+
+// completedAnswer is the demo's completed get_products answer, compact,
+// from the golden file the MCP tests keep.
+func completedAnswer(b *testing.B) []byte {
 	raw, err := os.ReadFile("testdata/golden/get_products_completed.json")
 	if err != nil {
 		b.Fatalf("the completed answer's golden file: %v", err)
@@ -59,29 +72,16 @@ func BenchmarkWriteString(b *testing.B) {
 	if err := json.Compact(&payload, raw); err != nil {
 		b.Fatal(err)
 	}
-	var buf bytes.Buffer
-	b.SetBytes(int64(payload.Len()))
-	b.ReportAllocs()
-	for b.Loop() {
-		buf.Reset()
-		writeString(&buf, payload.Bytes())
-	}
+	return payload.Bytes()
 }
 
 // BenchmarkCompact checks a get_products answer is compact, as the fast
 // path does before copying it into structuredContent.
 func BenchmarkCompact(b *testing.B) {
-	raw, err := os.ReadFile("testdata/golden/get_products_completed.json")
-	if err != nil {
-		b.Fatalf("the completed answer's golden file: %v", err)
-	}
-	var payload bytes.Buffer
-	if err := json.Compact(&payload, raw); err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(payload.Len()))
+	payload := completedAnswer(b)
+	b.SetBytes(int64(len(payload)))
 	for b.Loop() {
-		if !compact(payload.Bytes()) {
+		if !compact(payload) {
 			b.Fatal("a compacted answer is not compact")
 		}
 	}
