@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"math/bits"
 	"sort"
 	"strings"
 
@@ -173,29 +174,37 @@ func overlaps(a, b []string) bool {
 
 // passing returns the priced products that pass every filter, and counts
 // into excluded, per filter, the priced products that filter alone
-// excluded.
+// excluded. It goes a word of 64 products at a time: what passes the
+// filters before each one and what passes those after it are words, not
+// sets, so the one set it makes is the answer.
 func (c *Catalogue) passing(fs []filter, excluded map[string]int) bitset {
-	// before[j] is what passes filters 0..j-1; after, built backwards, is
-	// what passes filters j+1.. .
-	before := make([]bitset, len(fs)+1)
-	before[0] = c.index.priced.clone()
-	for j, f := range fs {
-		before[j+1] = before[j].clone()
-		before[j+1].and(f.pass)
+	out := c.index.priced.clone()
+	if excluded == nil {
+		for _, f := range fs {
+			out.and(f.pass)
+		}
+		return out
 	}
-	if excluded != nil {
-		after := c.index.all.clone()
+	alone := make([]int, len(fs))
+	// after[j] is the word of what passes filters j.. .
+	after := make([]uint64, len(fs)+1)
+	after[len(fs)] = ^uint64(0)
+	for w, before := range out {
 		for j := len(fs) - 1; j >= 0; j-- {
-			alone := before[j].clone()
-			alone.and(after)
-			alone.andNot(fs[j].pass)
-			if n := alone.count(); n > 0 {
-				excluded[fs[j].name] += n
-			}
-			after.and(fs[j].pass)
+			after[j] = after[j+1] & fs[j].pass[w]
+		}
+		for j, f := range fs {
+			alone[j] += bits.OnesCount64(before & after[j+1] &^ f.pass[w])
+			before &= f.pass[w]
+		}
+		out[w] = before
+	}
+	for j, n := range alone {
+		if n > 0 {
+			excluded[fs[j].name] += n
 		}
 	}
-	return before[len(fs)]
+	return out
 }
 
 // Offers reports whether the product with id passes the filters, as
