@@ -115,6 +115,7 @@ type posting struct {
 // the catalogue) are then scored a word of 64 products at a time instead of
 // a product at a time.
 type term struct {
+	word string
 	// postings are in catalogue order; nil when the term has planes.
 	postings []posting
 	// planes holds the weights bit-sliced and word-major: bit i%64 of
@@ -159,10 +160,10 @@ const (
 	allPlanes
 )
 
-// newTerm keeps ps, one term's postings with weights of at least 1, the
+// newTerm keeps ps, the postings of word with weights of at least 1, the
 // way l says.
-func newTerm(ps []posting, n int, l layout) *term {
-	t := &term{}
+func newTerm(word string, ps []posting, n int, l layout) *term {
+	t := &term{word: word}
 	for _, p := range ps {
 		t.max = max(t.max, p.weight)
 	}
@@ -318,7 +319,7 @@ func buildIndex(entries []*entry, terms []map[string]int, in *interner, l layout
 		}
 	}
 	for t, ps := range postings {
-		x.terms[t] = newTerm(ps, n, l)
+		x.terms[t] = newTerm(t, ps, n, l)
 	}
 	for _, l := range x.budget {
 		slices.SortStableFunc(l.byMin, func(a, b spend) int {

@@ -477,6 +477,20 @@ func TestScoringAtSizeMatchesDefinition(t *testing.T) {
 					t.Fatalf("page at %d of %d: %v\nwant %v\nbrief %q curate %v", off, size, got, w, text, curate)
 				}
 			}
+			// brief_relevance: the first eight matched terms in order.
+			for _, e := range m.Page(0, 20) {
+				var matched []string
+				for t := range briefTerms(text) {
+					if weights[e.pos][t] > 0 {
+						matched = append(matched, t)
+					}
+				}
+				sort.Strings(matched)
+				matched = matched[:min(len(matched), 8)]
+				if got := m.relevance(e); !slices.Equal(got, matched) {
+					t.Fatalf("%s: relevance %v, want %v", e.p.ProductID, got, matched)
+				}
+			}
 		}
 	})
 }

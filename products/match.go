@@ -8,7 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math/bits"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/storefront/storefront/adcp"
@@ -24,8 +24,9 @@ type Match struct {
 	Considered int
 	// Total is the number of products in the answer, over every page.
 	Total int
-	// terms are the brief terms, for brief_relevance.
-	terms map[string]bool
+	// found are the brief's terms the catalogue has, in order of the
+	// words, for the scores and brief_relevance.
+	found []*term
 
 	c *Catalogue
 	// ranked are the matching products the brief scored; nil when it
@@ -240,10 +241,10 @@ func (c *Catalogue) Any(f Filters, geo []string) bool {
 // prose (or refine asks); curate keeps only products the text is relevant to
 // when any is; omit lists product ids the buyer asked to leave out.
 func (c *Catalogue) Find(f Filters, geo []string, text string, curate bool, omit map[string]bool) *Match {
-	m := &Match{Considered: len(c.entries), Excluded: map[string]int{}, terms: briefTerms(text), c: c}
+	m := &Match{Considered: len(c.entries), Excluded: map[string]int{}, found: c.foundTerms(briefTerms(text)), c: c}
 	pass := c.passing(c.filters(f, geo), m.Excluded)
-	if len(m.terms) > 0 {
-		m.ranked = c.score(pass, m.terms)
+	if len(m.found) > 0 {
+		m.ranked = c.score(pass, m.found)
 	}
 	// Whether to keep only relevant products is decided before the
 	// buyer's omissions: omitting every relevant product leaves none,
@@ -314,18 +315,31 @@ func briefTerms(text string) map[string]bool {
 	return t
 }
 
-// relevance lists the brief terms a product matched, for brief_relevance.
-func relevance(c *Catalogue, e *entry, terms map[string]bool) []string {
+// relevance lists the brief terms a product matched, for
+// brief_relevance: the first eight in order of the words.
+func (m *Match) relevance(e *entry) []string {
 	var out []string
-	for t := range terms {
-		if c.weight(e.pos, t) > 0 {
-			out = append(out, t)
+	for _, t := range m.found {
+		if t.weight(e.pos) > 0 {
+			out = append(out, t.word)
+			if len(out) == 8 {
+				break
+			}
 		}
 	}
-	sort.Strings(out)
-	if len(out) > 8 {
-		out = out[:8]
+	return out
+}
+
+// foundTerms are the terms of a brief the catalogue has, in order of the
+// words.
+func (c *Catalogue) foundTerms(terms map[string]bool) []*term {
+	var out []*term
+	for t := range terms {
+		if x, ok := c.index.terms[t]; ok {
+			out = append(out, x)
+		}
 	}
+	slices.SortFunc(out, func(a, b *term) int { return strings.Compare(a.word, b.word) })
 	return out
 }
 

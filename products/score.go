@@ -17,20 +17,12 @@ type scores struct {
 	n int
 }
 
-// score adds up, for the products in pass, the weights of the brief terms
-// they carry. It returns nil when no term of the brief is in the
-// catalogue.
-func (c *Catalogue) score(pass bitset, terms map[string]bool) *scores {
-	var found []*term
+// score adds up, for the products in pass, the weights of the terms of a
+// brief they carry (found, the terms the catalogue has).
+func (c *Catalogue) score(pass bitset, found []*term) *scores {
 	var top int64
-	for t := range terms {
-		if x, ok := c.index.terms[t]; ok {
-			found = append(found, x)
-			top += int64(x.max)
-		}
-	}
-	if len(found) == 0 {
-		return nil
+	for _, x := range found {
+		top += int64(x.max)
 	}
 	// Weights are at least 1, so k planes hold any sum of them; a brief
 	// cannot have more terms than the catalogue has, and no weight is

@@ -814,7 +814,7 @@ func (s *Service) completed(env outcome.Envelope, req *Request, acct Account, sn
 		// public text matched: it is screened like the buyer's words,
 		// never with the deny-list, or whether it appears would tell the
 		// buyer which words it typed form a confidential phrase.
-		products = append(products, project(e, req.Fields, req.Filters.PricingCurrencies, relevance(m.c, e, m.terms), sanitize.Vendor(), lines))
+		products = append(products, project(e, req.Fields, req.Filters.PricingCurrencies, m.relevance(e), sanitize.Vendor(), lines))
 	}
 	scope := "public"
 	if req.Account != nil {
