@@ -296,3 +296,28 @@ func BenchmarkScreenBuild(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFind matches and ranks the mix's briefs against the default
+// fixture's 10k-product catalogue, the first page of each, one per op:
+// the catalogue's part of get_products without the rest of the pipeline.
+func BenchmarkFind(b *testing.B) {
+	f := bench.DefaultFixture()
+	cat := f.Catalogue()
+	rb := f.Rulebook(cat)
+	snap := products.NewSnapshot(f.Publisher(), cat, 1, &rb, 1)
+	var reqs []*products.Request
+	for _, r := range bench.Mix("3.2-beta.5") {
+		req, err := products.DecodeRequest(r.Args)
+		if err != nil {
+			b.Fatalf("mix request %s: %v", r.Name, err)
+		}
+		reqs = append(reqs, req)
+	}
+	loop(b, func(i int) {
+		req := reqs[i%len(reqs)]
+		m := snap.Catalogue.Find(req.Filters, req.GeoCountries, *req.Brief, true, nil)
+		if m.Total > 0 && len(m.Page(0, req.Pagination.MaxResults)) == 0 {
+			b.Fatalf("%d matched, an empty first page", m.Total)
+		}
+	})
+}

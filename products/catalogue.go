@@ -5,11 +5,9 @@ import (
 	"time"
 
 	"github.com/storefront/storefront/adcp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/storefront/storefront/decline"
@@ -47,6 +45,9 @@ type Snapshot struct {
 	// BuiltAt is when the snapshot cache built the snapshot, on the
 	// program's clock; zero for one built for a single preview.
 	BuiltAt time.Time
+	// declines are the declines composed from this snapshot; nil keeps
+	// none.
+	declines *declines
 }
 
 // NewSnapshot builds a snapshot: the rulebook's index; the deny-list from
@@ -55,7 +56,7 @@ type Snapshot struct {
 // pre-screened wire form.
 func NewSnapshot(pub Publisher, catalogue []Product, catalogueVersion int64, rb *merch.Rulebook, rulebookVersion int64) *Snapshot {
 	screen := ServingScreen(pub, rb, catalogue)
-	return &Snapshot{
+	s := &Snapshot{
 		Publisher:        pub,
 		CatalogueVersion: catalogueVersion,
 		RulebookVersion:  rulebookVersion,
@@ -64,6 +65,8 @@ func NewSnapshot(pub Publisher, catalogue []Product, catalogueVersion int64, rb 
 		Catalogue:        newCatalogue(catalogue, screen, confidentialText(rb, catalogue)),
 		Screen:           screen,
 	}
+	s.declines = newDeclines(sourcesOf(s))
+	return s
 }
 
 // ServingScreen is the screen a snapshot of pub, rb and catalogue serves
@@ -99,7 +102,7 @@ func publicIdentity(pub Publisher, catalogue []Product) []string {
 // publisher's text, so they keep base's screen. The caller stamps BuiltAt
 // from the program's clock, as for every snapshot.
 func NewSeededSnapshot(base *Snapshot, seeds []Product, version int64) *Snapshot {
-	return &Snapshot{
+	s := &Snapshot{
 		Publisher:        base.Publisher,
 		CatalogueVersion: version,
 		RulebookVersion:  base.RulebookVersion,
@@ -108,6 +111,8 @@ func NewSeededSnapshot(base *Snapshot, seeds []Product, version int64) *Snapshot
 		Catalogue:        newCatalogue(seeds, sanitize.Vendor(), nil),
 		Screen:           base.Screen,
 	}
+	s.declines = newDeclines(sourcesOf(s))
+	return s
 }
 
 // confidentialText is every confidential field of rb and catalogue as
@@ -232,8 +237,6 @@ type Catalogue struct {
 	entries []*entry
 	market  merch.Market
 	index   *index
-	// scratch holds per-request score accumulators, one slot per product.
-	scratch sync.Pool
 }
 
 type entry struct {
@@ -344,6 +347,12 @@ func (in *interner) fields(fs []wireField) []wireField {
 }
 
 func newCatalogue(ps []Product, screen *sanitize.Screen, confidential []string) *Catalogue {
+	return newCatalogueLaidOut(ps, screen, confidential, smallest)
+}
+
+// newCatalogueLaidOut is newCatalogue with the ranking terms kept as l
+// says.
+func newCatalogueLaidOut(ps []Product, screen *sanitize.Screen, confidential []string, l layout) *Catalogue {
 	c := &Catalogue{}
 	seen := map[string]map[string]bool{"ch": {}, "fk": {}, "co": {}, "cu": {}}
 	add := func(kind string, list []string, dst *[]string) {
@@ -384,25 +393,17 @@ func newCatalogue(ps []Product, screen *sanitize.Screen, confidential []string) 
 	for i := range c.entries {
 		terms[i] = rankingTerms(shown[i], ranked.ranks)
 	}
-	c.index = buildIndex(c.entries, terms, in)
-	n := len(c.entries)
-	c.scratch.New = func() any {
-		a := make([]int32, n)
-		return &a
-	}
+	c.index = buildIndex(c.entries, terms, in, l)
 	return c
 }
 
 // weight is the ranking weight of term t for the product at pos, 0 when
-// it lacks the term: a search of the term's postings, which are in
-// catalogue order.
+// it lacks the term.
 func (c *Catalogue) weight(pos int32, t string) int32 {
-	ps := c.index.postings[t]
-	i, ok := slices.BinarySearchFunc(ps, pos, func(p posting, pos int32) int { return int(p.pos - pos) })
-	if !ok {
-		return 0
+	if x, ok := c.index.terms[t]; ok {
+		return x.weight(pos)
 	}
-	return ps[i].weight
+	return 0
 }
 
 // Market summarises what the catalogue carries.

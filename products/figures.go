@@ -11,7 +11,11 @@ import (
 func (c *Catalogue) CheapestFit(f Filters, geo []string, currency string) (float64, bool) {
 	f.Budget = nil
 	pass := c.passing(c.filters(f, geo), nil)
-	for _, s := range c.index.budget[currency] {
+	l := c.index.budget[currency]
+	if l == nil {
+		return 0, false
+	}
+	for _, s := range l.byMin {
 		if pass.has(s.pos) {
 			return s.min, true
 		}

@@ -3,6 +3,7 @@ package products
 import (
 	"math/bits"
 	"slices"
+	"sort"
 )
 
 // bitset is a set of catalogue positions.
@@ -73,10 +74,117 @@ type spend struct {
 	pos int
 }
 
+// spends are one currency's minimum spends, lowest first, with marks
+// along the list: marks[m] holds the products of the first m*stride
+// spends, so the products within a budget are a copy of a mark and at
+// most stride more, not a pass over every product that prices in the
+// currency.
+type spends struct {
+	byMin  []spend
+	stride int
+	marks  []bitset
+}
+
+// maxMarks bounds the marks of a currency: they take at most as many bits
+// per product, so the marks of a currency weigh about what its list of
+// spends does.
+const maxMarks = 64
+
+// mark builds the marks, for a catalogue of n products.
+func (l *spends) mark(n int) {
+	l.stride = max(64, (len(l.byMin)+maxMarks-1)/maxMarks)
+	b := newBitset(n)
+	l.marks = append(l.marks, b.clone())
+	for i, s := range l.byMin {
+		if i > 0 && i%l.stride == 0 {
+			l.marks = append(l.marks, b.clone())
+		}
+		b.set(s.pos)
+	}
+}
+
 // posting is one product's weight for a ranking term.
 type posting struct {
 	pos    int32
 	weight int32
+}
+
+// term is where one ranking term's weights are kept: as postings when few
+// products carry it, or as bit planes when many do, whichever takes less
+// memory. A brief's frequent words (a channel's synonyms, a topic of half
+// the catalogue) are then scored a word of 64 products at a time instead of
+// a product at a time.
+type term struct {
+	word string
+	// postings are in catalogue order; nil when the term has planes.
+	postings []posting
+	// planes holds the weights bit-sliced and word-major: bit i%64 of
+	// planes[(i/64)*len + j] is bit j of product i's weight, len being
+	// bits.Len32(max).
+	planes []uint64
+	// max is the term's largest weight.
+	max int32
+}
+
+// planeCount is how many bit planes hold the term's weights.
+func (t *term) planeCount() int { return bits.Len32(uint32(t.max)) }
+
+// weight is the term's weight for the product at pos, 0 when it lacks the
+// term.
+func (t *term) weight(pos int32) int32 {
+	if t.planes == nil {
+		i, ok := slices.BinarySearchFunc(t.postings, pos, func(p posting, pos int32) int { return int(p.pos - pos) })
+		if !ok {
+			return 0
+		}
+		return t.postings[i].weight
+	}
+	k := t.planeCount()
+	word, bit := int(pos)/64, uint(pos)%64
+	var w int32
+	for j := range k {
+		w |= int32(t.planes[word*k+j]>>bit&1) << j
+	}
+	return w
+}
+
+// layout decides how a term's weights are kept.
+type layout int
+
+const (
+	// smallest keeps each term the way that takes less memory.
+	smallest layout = iota
+	// allPostings and allPlanes force one way, for tests that check the
+	// two score alike.
+	allPostings
+	allPlanes
+)
+
+// newTerm keeps ps, the postings of word with weights of at least 1, the
+// way l says.
+func newTerm(word string, ps []posting, n int, l layout) *term {
+	t := &term{word: word}
+	for _, p := range ps {
+		t.max = max(t.max, p.weight)
+	}
+	k := t.planeCount()
+	words := (n + 63) / 64
+	dense := len(ps) > k*words
+	if l != smallest {
+		dense = l == allPlanes
+	}
+	if !dense {
+		t.postings = slices.Clip(ps)
+		return t
+	}
+	t.planes = make([]uint64, words*k)
+	for _, p := range ps {
+		word, bit := int(p.pos)/64, uint(p.pos)%64
+		for j := range k {
+			t.planes[word*k+j] |= uint64(p.weight>>j&1) << bit
+		}
+	}
+	return t
 }
 
 // index is the catalogue's inverted index, built once per snapshot: for
@@ -102,23 +210,24 @@ type index struct {
 	signalCharged []int
 	// budget lists, per currency, each product's minimum spend, lowest
 	// first.
-	budget map[string][]spend
+	budget map[string]*spends
 	// formatOption maps product-local format_option_ids, and
 	// legacyFormat the published format_ids (formatKey), to the products
 	// that accept them.
 	formatOption, legacyFormat map[string]bitset
 	// byID maps product ids to positions.
 	byID map[string]int
-	// postings map ranking terms to the products that carry them.
-	postings map[string][]posting
+	// terms map ranking terms to the products that carry them, with
+	// their weights.
+	terms map[string]*term
 }
 
-func buildIndex(entries []*entry, terms []map[string]int, in *interner) *index {
+func buildIndex(entries []*entry, terms []map[string]int, in *interner, l layout) *index {
 	n := len(entries)
 	x := &index{
 		n: n, all: newBitset(n), priced: newBitset(n),
 		fixed: newBitset(n), auction: newBitset(n), unfixed: newBitset(n), custom: newBitset(n),
-		budget: map[string][]spend{}, byID: make(map[string]int, n), postings: map[string][]posting{},
+		budget: map[string]*spends{}, byID: make(map[string]int, n), terms: map[string]*term{},
 		formatOption: map[string]bitset{}, legacyFormat: map[string]bitset{},
 	}
 	maps := []*map[string]bitset{&x.channel, &x.kind, &x.delivery, &x.country, &x.currency, &x.exclusivity, &x.placement, &x.audio, &x.metric}
@@ -133,6 +242,7 @@ func buildIndex(entries []*entry, terms []map[string]int, in *interner) *index {
 		}
 		b.set(i)
 	}
+	postings := map[string][]posting{}
 	for i, e := range entries {
 		p := &e.p
 		x.all.set(i)
@@ -189,7 +299,12 @@ func buildIndex(entries []*entry, terms []map[string]int, in *interner) *index {
 			if !seen[po.Currency] {
 				seen[po.Currency] = true
 				m, _ := p.MinSpend(po.Currency)
-				x.budget[po.Currency] = append(x.budget[po.Currency], spend{m, i})
+				l := x.budget[po.Currency]
+				if l == nil {
+					l = &spends{}
+					x.budget[po.Currency] = l
+				}
+				l.byMin = append(l.byMin, spend{m, i})
 			}
 		}
 		if len(p.Availability) > 0 {
@@ -200,11 +315,14 @@ func buildIndex(entries []*entry, terms []map[string]int, in *interner) *index {
 		}
 		for t, w := range terms[i] {
 			t = in.word(t)
-			x.postings[t] = append(x.postings[t], posting{int32(i), int32(w)})
+			postings[t] = append(postings[t], posting{int32(i), int32(w)})
 		}
 	}
+	for t, ps := range postings {
+		x.terms[t] = newTerm(t, ps, n, l)
+	}
 	for _, l := range x.budget {
-		slices.SortStableFunc(l, func(a, b spend) int {
+		slices.SortStableFunc(l.byMin, func(a, b spend) int {
 			switch {
 			case a.min < b.min:
 				return -1
@@ -213,6 +331,7 @@ func buildIndex(entries []*entry, terms []map[string]int, in *interner) *index {
 			}
 			return 0
 		})
+		l.mark(n)
 	}
 	return x
 }
@@ -239,11 +358,17 @@ func (x *index) one(m map[string]bitset, value string) bitset {
 // within returns the products whose minimum spend in currency is at most
 // max, or that price in currency at all when max is nil.
 func (x *index) within(currency string, max *float64) bitset {
-	out := newBitset(x.n)
-	for _, s := range x.budget[currency] {
-		if max != nil && s.min > *max {
-			break
-		}
+	l := x.budget[currency]
+	if l == nil {
+		return newBitset(x.n)
+	}
+	cut := len(l.byMin)
+	if max != nil {
+		cut = sort.Search(len(l.byMin), func(i int) bool { return l.byMin[i].min > *max })
+	}
+	m := min(cut/l.stride, len(l.marks)-1)
+	out := l.marks[m].clone()
+	for _, s := range l.byMin[m*l.stride : cut] {
 		out.set(s.pos)
 	}
 	return out

@@ -9,8 +9,10 @@ package products
 import (
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -104,10 +106,29 @@ func refFilters(f Filters, geo []string) []refFilter {
 	return out
 }
 
+// refWeights are the ranking weights of c's products as rankingTerms
+// gives them for the products' public text, read without the index: the
+// reference scores from these, so the index's postings and planes are
+// checked, not trusted.
+func refWeights(c *Catalogue, screen *sanitize.Screen) []map[string]int {
+	shown := make([]Product, len(c.entries))
+	for i, e := range c.entries {
+		shown[i] = screenedText(e.p, e.fields, screen)
+	}
+	ranked := newKeywordPolicy(nil, shown)
+	out := make([]map[string]int, len(shown))
+	for i := range shown {
+		out[i] = rankingTerms(shown[i], ranked.ranks)
+	}
+	return out
+}
+
 // refFind is the definition, the linear Find the index replaced together
-// with the service's later removal of omitted products: it returns the
-// ranked product ids and the per-filter exclusion counts.
-func refFind(c *Catalogue, f Filters, geo []string, text string, curate bool, omit map[string]bool) ([]string, map[string]int) {
+// with the service's later removal of omitted products: every product
+// scored by adding up its weights (refWeights) for the brief's terms, the
+// survivors sorted by score then catalogue order. It returns the ranked
+// product ids and the per-filter exclusion counts.
+func refFind(c *Catalogue, weights []map[string]int, f Filters, geo []string, text string, curate bool, omit map[string]bool) ([]string, map[string]int) {
 	fs := refFilters(f, geo)
 	excluded := map[string]int{}
 	terms := briefTerms(text)
@@ -137,7 +158,7 @@ func refFind(c *Catalogue, f Filters, geo []string, text string, curate bool, om
 		}
 		s := 0
 		for t := range terms {
-			s += int(c.weight(e.pos, t))
+			s += weights[i][t]
 		}
 		kept = append(kept, scored{e, s, i})
 	}
@@ -288,6 +309,9 @@ func genFilters(t *rapid.T) (Filters, []string) {
 	return f, geo
 }
 
+// TestIndexedFindMatchesDefinition checks the index, each ranking term kept
+// the smaller way and every term kept as postings or as planes, against
+// the definition.
 func TestIndexedFindMatchesDefinition(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.IntRange(0, 150).Draw(t, "products")
@@ -295,7 +319,10 @@ func TestIndexedFindMatchesDefinition(t *testing.T) {
 		for i := range ps {
 			ps[i] = genProduct(t, i)
 		}
-		c := newCatalogue(ps, sanitize.New(nil), nil)
+		l := rapid.SampledFrom([]layout{smallest, allPostings, allPlanes}).Draw(t, "layout")
+		screen := sanitize.New(nil)
+		c := newCatalogueLaidOut(ps, screen, nil, l)
+		weights := refWeights(c, screen)
 		for range 5 {
 			f, geo := genFilters(t)
 			text := ""
@@ -307,7 +334,7 @@ func TestIndexedFindMatchesDefinition(t *testing.T) {
 			for range rapid.IntRange(0, 3).Draw(t, "omits") {
 				omit[fmt.Sprintf("p%03d", rapid.IntRange(0, 160).Draw(t, "omit"))] = true
 			}
-			wantIDs, wantExcluded := refFind(c, f, geo, text, curate, omit)
+			wantIDs, wantExcluded := refFind(c, weights, f, geo, text, curate, omit)
 			m := c.Find(f, geo, text, curate, omit)
 			if !maps.Equal(m.Excluded, wantExcluded) {
 				t.Fatalf("excluded %v, want %v (filters %+v geo %v)", m.Excluded, wantExcluded, f, geo)
@@ -315,7 +342,7 @@ func TestIndexedFindMatchesDefinition(t *testing.T) {
 			if m.Total != len(wantIDs) {
 				t.Fatalf("total %d, want %d", m.Total, len(wantIDs))
 			}
-			if all, _ := refFind(c, f, geo, "", false, nil); c.Any(f, geo) != (len(all) > 0) {
+			if all, _ := refFind(c, weights, f, geo, "", false, nil); c.Any(f, geo) != (len(all) > 0) {
 				t.Fatalf("Any = %v with %d matches", !(len(all) > 0), len(all))
 			}
 			// Pages in any order and size add up to the definition's
@@ -376,4 +403,94 @@ func TestWeightsAreTheRankingTerms(t *testing.T) {
 	if checked < len(ps) {
 		t.Fatalf("only %d weights checked over %d products", checked, len(ps))
 	}
+}
+
+// TestScoringAtSizeMatchesDefinition ranks briefs over catalogues of
+// thousands of products, whose words range from rare (kept as postings) to
+// common (kept as planes), and budgets over many marks, against the
+// definition: the whole ranking, read a page at a time from random
+// offsets.
+func TestScoringAtSizeMatchesDefinition(t *testing.T) {
+	vocabulary := make([]string, 300)
+	for i := range vocabulary {
+		vocabulary[i] = fmt.Sprintf("w%03dx", i)
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		seed := rapid.Uint64().Draw(t, "seed")
+		n := rapid.IntRange(1, 1500).Draw(t, "products")
+		r := rand.New(rand.NewPCG(seed, 1))
+		// A word's rank sets how often it is drawn, so the catalogue has
+		// words in nearly every product and words in one or two.
+		word := func() string { return vocabulary[int(float64(len(vocabulary))*r.Float64()*r.Float64()*r.Float64())] }
+		base := testCatalogue()
+		ps := make([]Product, n)
+		for i := range ps {
+			p := base[r.IntN(len(base))]
+			p.ProductID = fmt.Sprintf("p%05d", i)
+			p.Name = word() + " " + word()
+			p.Description = "Reaches " + word() + " and " + word() + " audiences."
+			p.Keywords = []string{word(), word()}
+			m := float64(r.IntN(50) * 500)
+			p.PricingOptions = []PricingOption{{PricingOptionID: "po", PricingModel: "cpm", Currency: "USD", FixedPrice: num(5), MinSpendPerPackage: &m}}
+			ps[i] = p
+		}
+		screen := sanitize.New(nil)
+		c := newCatalogue(ps, screen, nil)
+		if n >= 1000 {
+			kept := map[bool]int{}
+			for _, x := range c.index.terms {
+				kept[x.planes != nil]++
+			}
+			if kept[true] == 0 || kept[false] == 0 {
+				t.Fatalf("%d terms as planes and %d as postings: the test should have both", kept[true], kept[false])
+			}
+		}
+		weights := refWeights(c, screen)
+		for range 3 {
+			var brief []string
+			for range rapid.IntRange(0, 12).Draw(t, "terms") {
+				brief = append(brief, word())
+			}
+			text := strings.Join(brief, " ")
+			var f Filters
+			if rapid.Bool().Draw(t, "budget") {
+				f.Budget = &BudgetRange{Currency: "USD", Max: num(float64(rapid.IntRange(0, 26000).Draw(t, "max")))}
+			}
+			curate := rapid.Bool().Draw(t, "curate")
+			omit := map[string]bool{}
+			for range rapid.IntRange(0, 3).Draw(t, "omits") {
+				omit[fmt.Sprintf("p%05d", rapid.IntRange(0, n).Draw(t, "omit"))] = true
+			}
+			want, _ := refFind(c, weights, f, nil, text, curate, omit)
+			m := c.Find(f, nil, text, curate, omit)
+			if m.Total != len(want) {
+				t.Fatalf("total %d, want %d", m.Total, len(want))
+			}
+			size := rapid.IntRange(1, 400).Draw(t, "page")
+			for range 4 {
+				off := rapid.IntRange(0, max(0, len(want)-1)).Draw(t, "offset")
+				var got []string
+				for _, e := range m.Page(off, size) {
+					got = append(got, e.p.ProductID)
+				}
+				if w := want[min(off, len(want)):min(off+size, len(want))]; !slices.Equal(got, w) {
+					t.Fatalf("page at %d of %d: %v\nwant %v\nbrief %q curate %v", off, size, got, w, text, curate)
+				}
+			}
+			// brief_relevance: the first eight matched terms in order.
+			for _, e := range m.Page(0, 20) {
+				var matched []string
+				for t := range briefTerms(text) {
+					if weights[e.pos][t] > 0 {
+						matched = append(matched, t)
+					}
+				}
+				sort.Strings(matched)
+				matched = matched[:min(len(matched), 8)]
+				if got := m.relevance(e); !slices.Equal(got, matched) {
+					t.Fatalf("%s: relevance %v, want %v", e.p.ProductID, got, matched)
+				}
+			}
+		}
+	})
 }

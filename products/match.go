@@ -7,8 +7,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"math/bits"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/storefront/storefront/adcp"
@@ -24,31 +24,18 @@ type Match struct {
 	Considered int
 	// Total is the number of products in the answer, over every page.
 	Total int
-	// terms are the brief terms, for brief_relevance.
-	terms map[string]bool
+	// found are the brief's terms the catalogue has, in order of the
+	// words, for the scores and brief_relevance.
+	found []*term
 
 	c *Catalogue
-	// scored are the matching products the brief scored, ranked lazily:
-	// the first sorted of them are in final order.
-	scored []scoredPos
-	sorted int
+	// ranked are the matching products the brief scored; nil when it
+	// scored none.
+	ranked *scores
 	// rest are the matching products the brief did not score, in
 	// catalogue order after every scored one; nil when the answer keeps
 	// only relevant products.
 	rest bitset
-}
-
-type scoredPos struct {
-	pos   int32
-	score int32
-}
-
-// better orders by score, then catalogue order.
-func better(a, b scoredPos) bool {
-	if a.score != b.score {
-		return a.score > b.score
-	}
-	return a.pos < b.pos
 }
 
 // filter is one structured filter: the products that pass it.
@@ -188,29 +175,37 @@ func overlaps(a, b []string) bool {
 
 // passing returns the priced products that pass every filter, and counts
 // into excluded, per filter, the priced products that filter alone
-// excluded.
+// excluded. It goes a word of 64 products at a time: what passes the
+// filters before each one and what passes those after it are words, not
+// sets, so the one set it makes is the answer.
 func (c *Catalogue) passing(fs []filter, excluded map[string]int) bitset {
-	// before[j] is what passes filters 0..j-1; after, built backwards, is
-	// what passes filters j+1.. .
-	before := make([]bitset, len(fs)+1)
-	before[0] = c.index.priced.clone()
-	for j, f := range fs {
-		before[j+1] = before[j].clone()
-		before[j+1].and(f.pass)
+	out := c.index.priced.clone()
+	if excluded == nil {
+		for _, f := range fs {
+			out.and(f.pass)
+		}
+		return out
 	}
-	if excluded != nil {
-		after := c.index.all.clone()
+	alone := make([]int, len(fs))
+	// after[j] is the word of what passes filters j.. .
+	after := make([]uint64, len(fs)+1)
+	after[len(fs)] = ^uint64(0)
+	for w, before := range out {
 		for j := len(fs) - 1; j >= 0; j-- {
-			alone := before[j].clone()
-			alone.and(after)
-			alone.andNot(fs[j].pass)
-			if n := alone.count(); n > 0 {
-				excluded[fs[j].name] += n
-			}
-			after.and(fs[j].pass)
+			after[j] = after[j+1] & fs[j].pass[w]
+		}
+		for j, f := range fs {
+			alone[j] += bits.OnesCount64(before & after[j+1] &^ f.pass[w])
+			before &= f.pass[w]
+		}
+		out[w] = before
+	}
+	for j, n := range alone {
+		if n > 0 {
+			excluded[fs[j].name] += n
 		}
 	}
-	return before[len(fs)]
+	return out
 }
 
 // Offers reports whether the product with id passes the filters, as
@@ -246,80 +241,58 @@ func (c *Catalogue) Any(f Filters, geo []string) bool {
 // prose (or refine asks); curate keeps only products the text is relevant to
 // when any is; omit lists product ids the buyer asked to leave out.
 func (c *Catalogue) Find(f Filters, geo []string, text string, curate bool, omit map[string]bool) *Match {
-	m := &Match{Considered: len(c.entries), Excluded: map[string]int{}, terms: briefTerms(text), c: c}
+	m := &Match{Considered: len(c.entries), Excluded: map[string]int{}, found: c.foundTerms(briefTerms(text)), c: c}
 	pass := c.passing(c.filters(f, geo), m.Excluded)
-	if len(m.terms) > 0 {
-		m.scored = c.score(pass, m.terms)
+	if len(m.found) > 0 {
+		m.ranked = c.score(pass, m.found)
 	}
 	// Whether to keep only relevant products is decided before the
 	// buyer's omissions: omitting every relevant product leaves none,
 	// rather than turning the answer into the irrelevant rest.
-	curated := curate && len(m.scored) > 0
-	if len(omit) > 0 {
-		m.scored = slices.DeleteFunc(m.scored, func(s scoredPos) bool {
-			return omit[c.entries[s.pos].p.ProductID]
-		})
-		for id := range omit {
-			if i, ok := c.index.byID[id]; ok {
-				pass.clear(i)
+	curated := curate && m.ranked != nil && m.ranked.n > 0
+	for id := range omit {
+		if i, ok := c.index.byID[id]; ok {
+			pass.clear(i)
+			if m.ranked != nil {
+				m.ranked.forget(i)
 			}
 		}
 	}
+	scored := 0
+	if m.ranked != nil {
+		scored = m.ranked.n
+	}
 	if curated {
-		m.Total = len(m.scored)
+		m.Total = scored
 		return m
 	}
 	m.rest = pass
-	for _, s := range m.scored {
-		m.rest.clear(int(s.pos))
+	if m.ranked != nil {
+		m.rest.andNot(m.ranked.scored)
 	}
-	m.Total = len(m.scored) + m.rest.count()
+	m.Total = scored + m.rest.count()
 	return m
 }
 
-// score adds up, for the products in pass, the weights of the brief terms
-// they carry, walking the terms' postings rather than the catalogue.
-func (c *Catalogue) score(pass bitset, terms map[string]bool) []scoredPos {
-	acc := c.scratch.Get().(*[]int32)
-	defer c.scratch.Put(acc)
-	a := *acc
-	var touched []int32
-	for t := range terms {
-		for _, p := range c.index.postings[t] {
-			if !pass.has(int(p.pos)) {
-				continue
-			}
-			if a[p.pos] == 0 {
-				touched = append(touched, p.pos)
-			}
-			a[p.pos] += p.weight
-		}
-	}
-	out := make([]scoredPos, 0, len(touched))
-	for _, pos := range touched {
-		if a[pos] > 0 {
-			out = append(out, scoredPos{pos, a[pos]})
-		}
-		a[pos] = 0
-	}
-	return out
-}
-
 // Page returns the products ranked offset to offset+n-1: scored products
-// best first, then unscored ones in catalogue order. Only as much of the
-// ranking is sorted as the page needs.
+// best first, then unscored ones in catalogue order. Only the ranking the
+// page reaches is read.
 func (m *Match) Page(offset, n int) []*entry {
 	if offset < 0 || n <= 0 || offset >= m.Total {
 		return nil
 	}
 	end := min(offset+n, m.Total)
-	m.rank(min(end, len(m.scored)))
 	out := make([]*entry, 0, end-offset)
-	for i := offset; i < min(end, len(m.scored)); i++ {
-		out = append(out, m.c.entries[m.scored[i].pos])
+	scored := 0
+	if m.ranked != nil {
+		scored = m.ranked.n
+		m.ranked.each(offset, func(i int) bool {
+			out = append(out, m.c.entries[i])
+			return len(out) < end-offset
+		})
 	}
-	if end > len(m.scored) && m.rest != nil {
-		skip := max(0, offset-len(m.scored))
+	if end > scored && m.rest != nil {
+		skip := max(0, offset-scored)
 		m.rest.each(func(i int) bool {
 			if skip > 0 {
 				skip--
@@ -332,62 +305,6 @@ func (m *Match) Page(offset, n int) []*entry {
 	return out
 }
 
-// rank puts the best k scored products, in order, at the front.
-func (m *Match) rank(k int) {
-	if k <= m.sorted {
-		return
-	}
-	s := m.scored
-	if k*4 >= len(s) {
-		slices.SortFunc(s, func(a, b scoredPos) int {
-			if better(a, b) {
-				return -1
-			}
-			if better(b, a) {
-				return 1
-			}
-			return 0
-		})
-		m.sorted = len(s)
-		return
-	}
-	// Select the best k with a heap whose root is the worst kept, then
-	// sort just those.
-	h := s[:k]
-	down := func(i int) {
-		for {
-			w := i
-			if l := 2*i + 1; l < k && better(h[w], h[l]) {
-				w = l
-			}
-			if r := 2*i + 2; r < k && better(h[w], h[r]) {
-				w = r
-			}
-			if w == i {
-				return
-			}
-			h[i], h[w] = h[w], h[i]
-			i = w
-		}
-	}
-	for i := k/2 - 1; i >= 0; i-- {
-		down(i)
-	}
-	for i := k; i < len(s); i++ {
-		if better(s[i], h[0]) {
-			h[0], s[i] = s[i], h[0]
-			down(0)
-		}
-	}
-	slices.SortFunc(h, func(a, b scoredPos) int {
-		if better(a, b) {
-			return -1
-		}
-		return 1
-	})
-	m.sorted = k
-}
-
 func briefTerms(text string) map[string]bool {
 	t := map[string]bool{}
 	for _, w := range words(text) {
@@ -398,18 +315,31 @@ func briefTerms(text string) map[string]bool {
 	return t
 }
 
-// relevance lists the brief terms a product matched, for brief_relevance.
-func relevance(c *Catalogue, e *entry, terms map[string]bool) []string {
+// relevance lists the brief terms a product matched, for
+// brief_relevance: the first eight in order of the words.
+func (m *Match) relevance(e *entry) []string {
 	var out []string
-	for t := range terms {
-		if c.weight(e.pos, t) > 0 {
-			out = append(out, t)
+	for _, t := range m.found {
+		if t.weight(e.pos) > 0 {
+			out = append(out, t.word)
+			if len(out) == 8 {
+				break
+			}
 		}
 	}
-	sort.Strings(out)
-	if len(out) > 8 {
-		out = out[:8]
+	return out
+}
+
+// foundTerms are the terms of a brief the catalogue has, in order of the
+// words.
+func (c *Catalogue) foundTerms(terms map[string]bool) []*term {
+	var out []*term
+	for t := range terms {
+		if x, ok := c.index.terms[t]; ok {
+			out = append(out, x)
+		}
 	}
+	slices.SortFunc(out, func(a, b *term) int { return strings.Compare(a.word, b.word) })
 	return out
 }
 

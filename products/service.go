@@ -569,13 +569,16 @@ func (s *Service) forced(ctx context.Context, p *pass) Result {
 func (s *Service) compose(p *pass) outcome.Outcome {
 	snap, req := p.snap, p.req
 	p.trace.Disclosure = p.acct.Disclosure.String()
-	composed := decline.Compose(decline.Input{
-		Grounds:      DeclineGrounds(snap, req, p.decision),
-		Voice:        snap.Rulebook.Voice,
-		Cap:          p.acct.Disclosure,
-		Verify:       Verifier(snap, req, p.brief),
-		VerifyFigure: FigureVerifier(snap, req, p.brief),
-	}, snap.Screen)
+	key, keep := declineKey(p.acct.Disclosure, p.brief, req)
+	composed := snap.keptDeclines().compose(key, keep, func() decline.Composed {
+		return decline.Compose(decline.Input{
+			Grounds:      DeclineGrounds(snap, req, p.decision),
+			Voice:        snap.Rulebook.Voice,
+			Cap:          p.acct.Disclosure,
+			Verify:       Verifier(snap, req, p.brief),
+			VerifyFigure: FigureVerifier(snap, req, p.brief),
+		}, snap.Screen)
+	})
 	p.trace.Checks = composed.Checks
 	for i, ch := range composed.Offered {
 		tc := TracedChange{Text: composed.Suggestions[i].String()}
@@ -811,7 +814,7 @@ func (s *Service) completed(env outcome.Envelope, req *Request, acct Account, sn
 		// public text matched: it is screened like the buyer's words,
 		// never with the deny-list, or whether it appears would tell the
 		// buyer which words it typed form a confidential phrase.
-		products = append(products, project(e, req.Fields, req.Filters.PricingCurrencies, relevance(m.c, e, m.terms), sanitize.Vendor(), lines))
+		products = append(products, project(e, req.Fields, req.Filters.PricingCurrencies, m.relevance(e), sanitize.Vendor(), lines))
 	}
 	scope := "public"
 	if req.Account != nil {

@@ -106,6 +106,8 @@ func segments(pointer string) []string {
 // Set is the compiled request schemas.
 type Set struct {
 	byTask map[string]*jsonschema.Schema
+	// quick are the same schemas for the quick check.
+	quick map[string]*quick
 	// names are every member name the schemas declare: a pointer is cut
 	// at the first segment that is not one of them (or an index).
 	names map[string]bool
@@ -135,7 +137,7 @@ func compile(files fs.FS) (*Set, error) {
 	c.DefaultDraft(jsonschema.Draft7)
 	c.AssertFormat()
 	c.UseRegexpEngine(compilePattern)
-	s := &Set{byTask: map[string]*jsonschema.Schema{}, names: map[string]bool{}}
+	s := &Set{byTask: map[string]*jsonschema.Schema{}, quick: map[string]*quick{}, names: map[string]bool{}}
 	err := fs.WalkDir(files, Root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") || path.Base(p) == "manifest.json" {
 			return err
@@ -180,6 +182,10 @@ func compile(files fs.FS) (*Set, error) {
 			return nil, fmt.Errorf("compiling %s: %w", rel, err)
 		}
 		s.byTask[task] = sch
+	}
+	seen := map[*jsonschema.Schema]*quick{}
+	for task, sch := range s.byTask {
+		s.quick[task] = quickOf(sch, seen)
 	}
 	return s, nil
 }
@@ -234,6 +240,11 @@ const (
 // returns what is wrong, nil when nothing is. Empty args are the empty
 // request. Arguments that are not JSON are one issue at the root.
 func (s *Set) Check(task string, shapes Shapes, args []byte) []Issue {
+	return s.check(task, shapes, args, true)
+}
+
+// check is Check, asking the quick check first when quickly is set.
+func (s *Set) check(task string, shapes Shapes, args []byte, quickly bool) []Issue {
 	sch, ok := s.byTask[task]
 	if !ok {
 		return nil
@@ -244,6 +255,9 @@ func (s *Set) Check(task string, shapes Shapes, args []byte) []Issue {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
 	if err != nil {
 		return []Issue{{Keyword: "type", Message: "the request must be a JSON object"}}
+	}
+	if quickly && s.quick[task].judge(doc, 0) == valid {
+		return nil
 	}
 	err = sch.Validate(doc)
 	if err == nil {

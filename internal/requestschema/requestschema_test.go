@@ -18,31 +18,7 @@ func official(t *testing.T) *Set {
 // the pointer, keyword and sentence of the schema; a valid one gets none.
 func TestCheck(t *testing.T) {
 	s := official(t)
-	for _, test := range []struct {
-		name, task, args string
-		want             []Issue
-	}{
-		{"valid", "get_products", `{"buying_mode":"brief","brief":"coffee","filters":{"channels":["display"]}}`, nil},
-		{"the empty request of a task that needs nothing", "list_accounts", ``, nil},
-		{"a wrong type", "get_products", `{"buying_mode":"brief","brief":5}`,
-			[]Issue{{"/brief", "type", "brief must be a string"}}},
-		{"a missing member", "get_products", `{"brief":"coffee"}`,
-			[]Issue{{"/buying_mode", "required", "buying_mode is required"}}},
-		{"out of range, deep", "get_products", `{"buying_mode":"brief","filters":{"budget_range":{"min":-1,"currency":"USD"}}}`,
-			[]Issue{{"/filters/budget_range/min", "minimum", "filters.budget_range.min must be at least 0"}}},
-		{"an enum", "get_products", `{"buying_mode":"sideways"}`,
-			[]Issue{{"/buying_mode", "enum", "buying_mode must be one of: brief, wholesale, refine"}}},
-		{"an array item", "get_media_buys", `{"media_buy_ids":["mb_1",7]}`,
-			[]Issue{{"/media_buy_ids/1", "type", "media_buy_ids[1] must be a string"}}},
-		{"the likeliest form of a oneOf", "get_products", `{"buying_mode":"brief","account":{"brand":{"domain":"acme.example"}}}`,
-			[]Issue{{"/account/operator", "required", "account.operator is required"}}},
-		{"a value of no form", "get_products", `{"buying_mode":"brief","account":"acct_1"}`,
-			[]Issue{{"/account", "type", "account must be an object"}}},
-		{"a discriminator no form takes", "get_products", `{"buying_mode":"refine","refine":[{"scope":"everything"}]}`,
-			[]Issue{{"/refine/0/scope", "enum", "refine[0].scope must be one of: request, product, proposal"}}},
-		{"not an object", "get_products", `[]`, []Issue{{"", "type", "the request must be an object"}}},
-		{"not JSON", "get_products", `{`, []Issue{{"", "type", "the request must be a JSON object"}}},
-	} {
+	for _, test := range checkCases {
 		t.Run(test.name, func(t *testing.T) {
 			got := s.Check(test.task, AsBuild, []byte(test.args))
 			if len(got) != len(test.want) {
@@ -55,6 +31,33 @@ func TestCheck(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkCases are TestCheck's requests and the issues each gets.
+var checkCases = []struct {
+	name, task, args string
+	want             []Issue
+}{
+	{"valid", "get_products", `{"buying_mode":"brief","brief":"coffee","filters":{"channels":["display"]}}`, nil},
+	{"the empty request of a task that needs nothing", "list_accounts", ``, nil},
+	{"a wrong type", "get_products", `{"buying_mode":"brief","brief":5}`,
+		[]Issue{{"/brief", "type", "brief must be a string"}}},
+	{"a missing member", "get_products", `{"brief":"coffee"}`,
+		[]Issue{{"/buying_mode", "required", "buying_mode is required"}}},
+	{"out of range, deep", "get_products", `{"buying_mode":"brief","filters":{"budget_range":{"min":-1,"currency":"USD"}}}`,
+		[]Issue{{"/filters/budget_range/min", "minimum", "filters.budget_range.min must be at least 0"}}},
+	{"an enum", "get_products", `{"buying_mode":"sideways"}`,
+		[]Issue{{"/buying_mode", "enum", "buying_mode must be one of: brief, wholesale, refine"}}},
+	{"an array item", "get_media_buys", `{"media_buy_ids":["mb_1",7]}`,
+		[]Issue{{"/media_buy_ids/1", "type", "media_buy_ids[1] must be a string"}}},
+	{"the likeliest form of a oneOf", "get_products", `{"buying_mode":"brief","account":{"brand":{"domain":"acme.example"}}}`,
+		[]Issue{{"/account/operator", "required", "account.operator is required"}}},
+	{"a value of no form", "get_products", `{"buying_mode":"brief","account":"acct_1"}`,
+		[]Issue{{"/account", "type", "account must be an object"}}},
+	{"a discriminator no form takes", "get_products", `{"buying_mode":"refine","refine":[{"scope":"everything"}]}`,
+		[]Issue{{"/refine/0/scope", "enum", "refine[0].scope must be one of: request, product, proposal"}}},
+	{"not an object", "get_products", `[]`, []Issue{{"", "type", "the request must be an object"}}},
+	{"not JSON", "get_products", `{`, []Issue{{"", "type", "the request must be a JSON object"}}},
 }
 
 // TestCheckNeverEchoes: what an issue says comes from the schema: a
@@ -177,10 +180,7 @@ func BenchmarkCheck(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	args := []byte(`{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"Display for a coffee brand launch",` +
-		`"brand":{"domain":"acme.example"},"account":{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"},` +
-		`"filters":{"channels":["display","olv"],"budget_range":{"max":5000,"currency":"USD"},"start_date":"2027-01-02","end_date":"2027-02-01"},` +
-		`"pagination":{"max_results":10},"context":{"correlation_id":"c-1"}}`)
+	args := []byte(benchArgs)
 	b.ReportAllocs()
 	for b.Loop() {
 		if is := s.Check("get_products", AsBuild, args); len(is) != 0 {
@@ -188,3 +188,9 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	}
 }
+
+// benchArgs is a typical get_products request.
+const benchArgs = `{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"Display for a coffee brand launch",` +
+	`"brand":{"domain":"acme.example"},"account":{"brand":{"domain":"acme.example"},"operator":"pinnacle-agency.example"},` +
+	`"filters":{"channels":["display","olv"],"budget_range":{"max":5000,"currency":"USD"},"start_date":"2027-01-02","end_date":"2027-02-01"},` +
+	`"pagination":{"max_results":10},"context":{"correlation_id":"c-1"}}`

@@ -3,7 +3,9 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"mime"
 	"net/http"
 	"strings"
@@ -158,6 +160,12 @@ func writeAnswer(buf *bytes.Buffer, id json.RawMessage, reply agent.Reply) error
 func compact(b []byte) bool {
 	in := false
 	for i := 0; i < len(b); i++ {
+		if in {
+			// Inside a string only a quote or a backslash matters.
+			if i = skipWords(b, i, quoteOrBackslash); i == len(b) {
+				break
+			}
+		}
 		c := b[i]
 		if in {
 			switch c {
@@ -180,37 +188,84 @@ func compact(b []byte) bool {
 
 const hexDigits = "0123456789abcdef"
 
+// plain marks the ASCII bytes a JSON string holds as they are: not a
+// control character, a quote, a backslash or one of <, > and &.
+var plain = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = !strings.ContainsRune(`"\<>&`, rune(c))
+	}
+	return t
+}()
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// unplain flags, in the high bit of each byte of w, the bytes that are not
+// plain: a control character, one of ", \\, <, > and &, or a byte of a
+// multi-byte character. A flag can be false above a true one (a borrow),
+// never below it: the lowest is always right, which is all writeString
+// reads.
+func unplain(w uint64) uint64 {
+	q, bs, lt, gt, amp := w^('"'*ones), w^('\\'*ones), w^('<'*ones), w^('>'*ones), w^('&'*ones)
+	return (w | (w-0x20*ones)&^w |
+		(q-ones)&^q | (bs-ones)&^bs | (lt-ones)&^lt | (gt-ones)&^gt | (amp-ones)&^amp) & highs
+}
+
+// quoteOrBackslash flags, as unplain does, the quotes and backslashes of w.
+func quoteOrBackslash(w uint64) uint64 {
+	q, bs := w^('"'*ones), w^('\\'*ones)
+	return ((q-ones)&^q | (bs-ones)&^bs) & highs
+}
+
+// skipWords returns where, from i, the first byte flags (unplain or
+// quoteOrBackslash) flags is, reading b eight bytes at a time; when no
+// whole word is left it returns where it got, len(b) when that is the end.
+func skipWords(b []byte, i int, flags func(uint64) uint64) int {
+	for ; i+8 <= len(b); i += 8 {
+		if m := flags(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	return i
+}
+
 // writeString writes b as a JSON string exactly as encoding/json writes a
-// Go string: ", \\ and the control characters escaped, <, > and & as
-// \\u escapes, invalid UTF-8 as U+FFFD, and U+2028 and U+2029 escaped.
+// Go string: ", \ and the control characters escaped, <, > and & as
+// \u escapes, invalid UTF-8 as U+FFFD, and U+2028 and U+2029 escaped. It
+// appends to the buffer's free space in one pass, runs of plain bytes
+// copied at once.
 func writeString(buf *bytes.Buffer, b []byte) {
-	buf.WriteByte('"')
+	buf.Grow(len(b) + len(b)/8 + 2)
+	out := append(buf.AvailableBuffer(), '"')
 	start := 0
 	for i := 0; i < len(b); {
-		if c := b[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+		if i = skipWords(b, i, unplain); i == len(b) {
+			break
+		}
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if plain[c] {
 				i++
 				continue
 			}
-			buf.Write(b[start:i])
+			out = append(out, b[start:i]...)
 			switch c {
 			case '"', '\\':
-				buf.WriteByte('\\')
-				buf.WriteByte(c)
+				out = append(out, '\\', c)
 			case '\b':
-				buf.WriteString(`\b`)
+				out = append(out, '\\', 'b')
 			case '\f':
-				buf.WriteString(`\f`)
+				out = append(out, '\\', 'f')
 			case '\n':
-				buf.WriteString(`\n`)
+				out = append(out, '\\', 'n')
 			case '\r':
-				buf.WriteString(`\r`)
+				out = append(out, '\\', 'r')
 			case '\t':
-				buf.WriteString(`\t`)
+				out = append(out, '\\', 't')
 			default:
-				buf.WriteString(`\u00`)
-				buf.WriteByte(hexDigits[c>>4])
-				buf.WriteByte(hexDigits[c&0xf])
+				out = append(out, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			}
 			i++
 			start = i
@@ -218,22 +273,21 @@ func writeString(buf *bytes.Buffer, b []byte) {
 		}
 		r, size := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && size == 1 {
-			buf.Write(b[start:i])
-			buf.WriteString(`\ufffd`)
+			out = append(out, b[start:i]...)
+			out = append(out, `\ufffd`...)
 			i += size
 			start = i
 			continue
 		}
 		if r == '\u2028' || r == '\u2029' {
-			buf.Write(b[start:i])
-			buf.WriteString(`\u202`)
-			buf.WriteByte(hexDigits[r&0xf])
+			out = append(out, b[start:i]...)
+			out = append(out, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
 			i += size
 			start = i
 			continue
 		}
 		i += size
 	}
-	buf.Write(b[start:])
-	buf.WriteByte('"')
+	out = append(out, b[start:]...)
+	buf.Write(append(out, '"'))
 }

@@ -1,0 +1,120 @@
+package products
+
+import (
+	"encoding/json"
+	"slices"
+	"sync"
+
+	"github.com/storefront/storefront/decline"
+	"github.com/storefront/storefront/merch"
+	"github.com/storefront/storefront/sanitize"
+	"github.com/storefront/storefront/vocab"
+)
+
+// declines keeps the declines one snapshot has composed, so that a brief
+// declined again is not worded, screened and verified again. The snapshot
+// is immutable and holds everything else a decline is made from (the
+// rulebook and its voice, the catalogue the suggestions are verified
+// against, the screen), so a decline is kept under the rest of what its
+// words depend on: the account's disclosure cap, the normalised brief
+// (today's date in it) and the request's filters and markets, which the
+// grounds' figures and the verification read (DeclineGrounds, Verifier,
+// FigureVerifier). A new snapshot starts with no declines.
+//
+// It holds at most declinesKept declines, in two generations: when the
+// newer fills, the older is dropped, so a decline asked for again is kept
+// and memory stays bounded.
+type declines struct {
+	// of are the parts of the snapshot the declines were composed from:
+	// a copy of the snapshot with any of them changed keeps none.
+	of       declineSources
+	mu       sync.Mutex
+	new, old map[string]decline.Composed
+}
+
+type declineSources struct {
+	rulebook  *merch.Rulebook
+	rules     *merch.Index
+	catalogue *Catalogue
+	screen    *sanitize.Screen
+}
+
+func sourcesOf(s *Snapshot) declineSources {
+	return declineSources{s.Rulebook, s.Rules, s.Catalogue, s.Screen}
+}
+
+const (
+	declinesKept = 512
+	// maxDeclineKey leaves out of the cache a request whose key is
+	// longer: one long brief must not hold the memory of many.
+	maxDeclineKey = 4 << 10
+)
+
+func newDeclines(of declineSources) *declines {
+	return &declines{of: of, new: map[string]decline.Composed{}}
+}
+
+// keptDeclines are the declines kept for s, nil when s keeps none.
+func (s *Snapshot) keptDeclines() *declines {
+	if s.declines == nil || s.declines.of != sourcesOf(s) {
+		return nil
+	}
+	return s.declines
+}
+
+// declineKey is what a decline depends on besides its snapshot; false
+// when it cannot be written or is too long to keep.
+func declineKey(cap vocab.Level, brief merch.Brief, req *Request) (string, bool) {
+	b, err := json.Marshal(struct {
+		Cap     int
+		Brief   merch.Brief
+		Filters Filters
+		Geo     []string
+	}{int(cap), brief, req.Filters, req.GeoCountries})
+	if err != nil || len(b) > maxDeclineKey {
+		return "", false
+	}
+	return string(b), true
+}
+
+// compose returns the decline kept under key, or composes it with build
+// and keeps it. A nil d keeps nothing.
+func (d *declines) compose(key string, ok bool, build func() decline.Composed) decline.Composed {
+	if d == nil || !ok {
+		return build()
+	}
+	d.mu.Lock()
+	c, hit := d.new[key]
+	if !hit {
+		if c, hit = d.old[key]; hit {
+			d.keep(key, c)
+		}
+	}
+	d.mu.Unlock()
+	if !hit {
+		c = build()
+		d.mu.Lock()
+		d.keep(key, c)
+		d.mu.Unlock()
+	}
+	return fresh(c)
+}
+
+// keep puts c in the newer generation, starting a new one when it is full.
+func (d *declines) keep(key string, c decline.Composed) {
+	if len(d.new) >= declinesKept/2 {
+		d.old, d.new = d.new, make(map[string]decline.Composed, declinesKept/2)
+	}
+	d.new[key] = c
+}
+
+// fresh is c with lists of its own, so that no caller can change a kept
+// decline.
+func fresh(c decline.Composed) decline.Composed {
+	c.Suggestions = slices.Clone(c.Suggestions)
+	c.Offered = slices.Clone(c.Offered)
+	for i := range c.Offered {
+		c.Offered[i].Edits = slices.Clone(c.Offered[i].Edits)
+	}
+	return c
+}
