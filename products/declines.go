@@ -21,6 +21,11 @@ import (
 // grounds' figures and the verification read (DeclineGrounds, Verifier,
 // FigureVerifier). A new snapshot starts with no declines.
 //
+// It is kept per caller as well (the principal and the account): a kept
+// decline answers sooner than a composed one, and a buyer timing its
+// answers must learn nothing of what other buyers asked, only of its own
+// repeated briefs.
+//
 // It holds at most declinesKept declines, in two generations: when the
 // newer fills, the older is dropped, so a decline asked for again is kept
 // and memory stays bounded.
@@ -62,15 +67,17 @@ func (s *Snapshot) keptDeclines() *declines {
 	return s.declines
 }
 
-// declineKey is what a decline depends on besides its snapshot; false
-// when it cannot be written or is too long to keep.
-func declineKey(cap vocab.Level, brief merch.Brief, req *Request) (string, bool) {
+// declineKey is what a decline depends on besides its snapshot, and the
+// caller it is kept for (who: the principal and the account); false when
+// it cannot be written or is too long to keep.
+func declineKey(who string, cap vocab.Level, brief merch.Brief, req *Request) (string, bool) {
 	b, err := json.Marshal(struct {
+		Who     string
 		Cap     int
 		Brief   merch.Brief
 		Filters Filters
 		Geo     []string
-	}{int(cap), brief, req.Filters, req.GeoCountries})
+	}{who, int(cap), brief, req.Filters, req.GeoCountries})
 	if err != nil || len(b) > maxDeclineKey {
 		return "", false
 	}

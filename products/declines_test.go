@@ -51,17 +51,17 @@ func fill(t *testing.T, path string, v reflect.Value) {
 }
 
 // TestDeclineKeyCoversTheRequest: every field of the brief and the filters,
-// the markets and the disclosure cap each change the key, so two requests
+// the markets, the disclosure cap and the caller each change the key, so two requests
 // whose declines could differ are never kept as one.
 func TestDeclineKeyCoversTheRequest(t *testing.T) {
-	base, ok := declineKey(vocab.Exact, merch.Brief{}, &Request{})
+	base, ok := declineKey("", vocab.Exact, merch.Brief{}, &Request{})
 	if !ok {
 		t.Fatal("no key for an empty request")
 	}
 	seen := map[string]string{base: "nothing"}
-	check := func(name string, cap vocab.Level, b merch.Brief, r *Request) {
+	check := func(name, who string, cap vocab.Level, b merch.Brief, r *Request) {
 		t.Helper()
-		k, ok := declineKey(cap, b, r)
+		k, ok := declineKey(who, cap, b, r)
 		if !ok {
 			t.Fatalf("%s: no key", name)
 		}
@@ -84,13 +84,16 @@ func TestDeclineKeyCoversTheRequest(t *testing.T) {
 				t.Fatalf("%s: a field the decline key cannot see", name)
 			}
 			fill(t, name, f)
-			check(name, vocab.Exact, b, r)
+			check(name, "", vocab.Exact, b, r)
 		}
 	}
-	check("geo", vocab.Exact, merch.Brief{}, &Request{GeoCountries: []string{"DE"}})
-	check("cap", vocab.Range, merch.Brief{}, &Request{})
+	check("geo", "", vocab.Exact, merch.Brief{}, &Request{GeoCountries: []string{"DE"}})
+	check("cap", "", vocab.Range, merch.Brief{}, &Request{})
+	// Another caller's decline is not its own: a kept one would answer
+	// sooner and tell it what others asked.
+	check("another caller", "buyer-2\x00id:acct-2", vocab.Exact, merch.Brief{}, &Request{})
 	long := merch.Brief{Text: string(make([]byte, maxDeclineKey))}
-	if _, ok := declineKey(vocab.Exact, long, &Request{}); ok {
+	if _, ok := declineKey("", vocab.Exact, long, &Request{}); ok {
 		t.Error("a key longer than maxDeclineKey is kept")
 	}
 }

@@ -569,7 +569,7 @@ func (s *Service) forced(ctx context.Context, p *pass) Result {
 func (s *Service) compose(p *pass) outcome.Outcome {
 	snap, req := p.snap, p.req
 	p.trace.Disclosure = p.acct.Disclosure.String()
-	key, keep := declineKey(p.acct.Disclosure, p.brief, req)
+	key, keep := declineKey(p.call.Principal.ID+"\x00"+p.acct.Key, p.acct.Disclosure, p.brief, req)
 	composed := snap.keptDeclines().compose(key, keep, func() decline.Composed {
 		return decline.Compose(decline.Input{
 			Grounds:      DeclineGrounds(snap, req, p.decision),
