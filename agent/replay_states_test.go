@@ -135,7 +135,7 @@ func TestReplayStates(t *testing.T) {
 				r.Done, r.RequestHash, r.CreatedAt, r.Expires = false, "another request", statesNow, statesNow.Add(agent.InFlight)
 				return &r
 			},
-			code: "IDEMPOTENCY_CONFLICT", recovery: "correctable",
+			code: "IDEMPOTENCY_CONFLICT",
 		},
 		{
 			// Nothing was decided, so a retry with the key runs afresh.

@@ -154,12 +154,10 @@ func NewFailed(env Envelope, first Error, more ...Error) Outcome {
 }
 
 // NewBareFailed builds a failed answer whose one error carries only its
-// code, its message and the recovery its code's class gives (core/error.json:
-// senders SHOULD populate it), never a field, details or issues, and whose
-// context goes out as the request sent it, byte for byte, as a replayed
-// answer's does: the answer to an idempotency key reused with another
-// request, which is answered beside the key's replays and must say nothing
-// of the request the key was first used for.
+// code and message, without the recovery an error otherwise derives from
+// its code, and whose context goes out as the request sent it, byte for
+// byte, as a replayed answer's does: the answer to an idempotency key
+// reused with another request, which is answered beside the key's replays.
 func NewBareFailed(env Envelope, code adcp.Code, message sanitize.Text) Outcome {
 	return Outcome{arm: Failed, env: env, failed: &failedBody{errors: []Error{{Code: code, Message: message}}, bare: true}}
 }
@@ -314,11 +312,10 @@ type bareFailedWire struct {
 	Replayed    bool        `json:"replayed,omitempty"`
 }
 
-// bareError is an error of only code, message and the code's recovery.
+// bareError is an error of only code and message.
 type bareError struct {
-	Code     adcp.Code     `json:"code"`
-	Message  sanitize.Text `json:"message"`
-	Recovery adcp.Recovery `json:"recovery"`
+	Code    adcp.Code     `json:"code"`
+	Message sanitize.Text `json:"message"`
 }
 
 // Encode writes o as the flat AdCP object every transport carries. The
@@ -368,7 +365,7 @@ func (o Outcome) Encode() ([]byte, error) {
 		})
 	case Failed:
 		if o.failed.bare {
-			e := bareError{Code: o.failed.errors[0].Code, Message: o.failed.errors[0].Message, Recovery: o.failed.errors[0].Code.Recovery()}
+			e := bareError{Code: o.failed.errors[0].Code, Message: o.failed.errors[0].Message}
 			return verbatim.Marshal(bareFailedWire{Status: "failed", AdcpVersion: v, Errors: []bareError{e}, AdcpError: e, Replayed: o.replayed},
 				verbatim.Member{Key: "context", Value: o.env.Context})
 		}
