@@ -158,6 +158,10 @@ func NewFailed(env Envelope, first Error, more ...Error) Outcome {
 // its code, and whose context goes out as the request sent it, byte for
 // byte, as a replayed answer's does: the answer to an idempotency key
 // reused with another request, which is answered beside the key's replays.
+// No recovery, though core/error.json says senders SHOULD give one: the
+// AdCP storyboard runner allows an IDEMPOTENCY_CONFLICT only code and
+// message (ADCP_ERROR_FIELD_ALLOWLIST) and fails the idempotency
+// storyboards on any other member.
 func NewBareFailed(env Envelope, code adcp.Code, message sanitize.Text) Outcome {
 	return Outcome{arm: Failed, env: env, failed: &failedBody{errors: []Error{{Code: code, Message: message}}, bare: true}}
 }
