@@ -80,6 +80,10 @@ type DenyList struct {
 	// free matches its patterns anywhere in a text's skeleton.
 	free     *automaton
 	freeTerm []int32
+	// freeBounds has, for each free pattern, bit k set where the words
+	// of a term with that skeleton meet: a text that writes the term in
+	// its own words is the term even glued to words on both sides.
+	freeBounds []uint64
 	// checked matches anywhere too, but where the term has a digit the
 	// text must have one: short ids ("SP-12"), which read as letters
 	// once the digits stand for letters.
@@ -263,12 +267,14 @@ func (c *compiler) add(t Term, v view) {
 	switch mode {
 	case 1:
 		h := spanHash(v.sk)
-		if _, ok := c.freeSeen.get(h, v.sk); ok {
+		if at, ok := c.freeSeen.get(h, v.sk); ok {
+			d.freeBounds[at] |= v.boundMask()
 			return
 		}
 		sk := string(v.sk)
-		c.freeSeen.put(h, sk, 0)
+		c.freeSeen.put(h, sk, int32(len(c.freePats)))
 		d.freeTerm = append(d.freeTerm, idx)
+		d.freeBounds = append(d.freeBounds, v.boundMask())
 		c.freePats = append(c.freePats, sk)
 	case 2:
 		k := checkedKey{string(v.sk), digits}
@@ -591,7 +597,8 @@ func (d *DenyList) matchView(v view, all bool) (bool, []Hit) {
 	// the matches are listed and checked.
 	if d.free != nil && d.free.IsMatch(v.sk) {
 		for _, m := range d.free.FindAllOverlapping(v.sk) {
-			if v.spans(m.Start, m.End) && !v.inFigure(m.Start, m.End) && hit(d.freeTerm[m.PatternID]) {
+			if (v.spans(m.Start, m.End) || v.inWords(m.Start, m.End, d.freeBounds[m.PatternID])) &&
+				!v.inFigure(m.Start, m.End) && hit(d.freeTerm[m.PatternID]) {
 				return true, nil
 			}
 		}
@@ -659,6 +666,26 @@ func (v view) spans(start, end int) bool {
 	}
 	for k := start + 1; k < end; k++ {
 		if v.at[k]&atBoundary != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// inWords reports whether skeleton bytes [start, end), where a term
+// whose words meet at bounds matched anywhere, are the term written in its
+// own words: they begin and end where a character's skeleton does, and
+// the text's words meet wherever the term's do (the text may split them
+// further, at digits or capitals: "Re7A11"). Glued to words on both sides
+// ("xAcme Retail Groupx") the term is still spelled out; one word's tail
+// and the next word's head are not (spans): a one-word term has no
+// boundary of its own for the space between them to fall on.
+func (v view) inWords(start, end int, bounds uint64) bool {
+	if bounds == 0 || v.at[start]&atChar == 0 || v.at[end]&atChar == 0 {
+		return false
+	}
+	for k := 1; k < 64 && start+k < end; k++ {
+		if bounds&(1<<k) != 0 && v.at[start+k]&atBoundary == 0 {
 			return false
 		}
 	}
