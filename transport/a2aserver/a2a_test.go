@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -950,4 +951,158 @@ func TestControllerFailureOverA2A(t *testing.T) {
 		}
 	}
 	spectest.Validate(t, "compliance/comply-test-controller-response.json", data)
+}
+
+// TestSDKErrorsSpeakOurWords: whatever a2a-go refuses itself, before the
+// handler runs, reaches the buyer in the storefront's words, never in
+// encoding/json's (which name Go types and struct fields), and every
+// JSON-RPC error carries the storefront's clock. The requests are the
+// methods' valid bodies with each member in turn replaced by a value of
+// every other JSON type, sent over both bindings, with the profile and
+// without it (so both the fast path and a2a-go read them).
+func TestSDKErrorsSpeakOurWords(t *testing.T) {
+	env := testenv.Start(t)
+	url := env.BaseURL + "/a2a"
+	bases := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","contextId":"c1","role":"ROLE_USER","parts":[{"text":"hi"},{"data":{"skill":"get_adcp_capabilities","input":{}},"mediaType":"application/json"}],"metadata":{"k":"v"},"extensions":["x"]},"configuration":{"historyLength":1,"acceptedOutputModes":["application/json"]}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"SendStreamingMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"data":{"skill":"get_adcp_capabilities","input":{}}}]}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t1","historyLength":2}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"CancelTask","params":{"id":"t1"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"ListTasks","params":{"pageSize":2}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"messageId":"m1","role":"user","kind":"message","parts":[{"kind":"data","data":{"skill":"get_adcp_capabilities","parameters":{}}}],"metadata":{"k":"v"}},"configuration":{"historyLength":1,"blocking":true}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{"message":{"messageId":"m1","role":"user","kind":"message","parts":[{"kind":"data","data":{"skill":"get_adcp_capabilities","parameters":{}}}]}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"t1","historyLength":2}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tasks/cancel","params":{"id":"t1"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tasks/pushNotificationConfig/get","params":{"id":"t1"}}`,
+	}
+	replacements := []any{1e300, -7, "x", true, nil, map[string]any{"a": 1}, []any{1}}
+	var bodies []string
+	for _, base := range bases {
+		var doc any
+		if err := json.Unmarshal([]byte(base), &doc); err != nil {
+			t.Fatalf("%s: %v", base, err)
+		}
+		for _, p := range jsonPaths(doc, nil) {
+			for _, r := range replacements {
+				b, _ := json.Marshal(replaceAt(doc, p, r))
+				bodies = append(bodies, string(b))
+			}
+		}
+		// Numbers past float64's range, which only the raw text can hold.
+		bodies = append(bodies, strings.Replace(base, `"id":1,`, `"id":1,"x":1e400,`, 1),
+			strings.Replace(base, `"params":{`, `"params":{"historyLength":1e400,`, 1),
+			strings.Replace(base, `"messageId":"m1"`, `"messageId":1e400`, 1))
+	}
+	bodies = append(bodies, `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"data":1e400}]}}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":[1,2]}`, `{"jsonrpc":"2.0","id":{"a":1},"method":"SendMessage"}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"SendMessage"}]`, `"SendMessage"`, `{"jsonrpc":2,"id":1,"method":"tasks/get"}`)
+
+	// What encoding/json and Go say, and a buyer must not read.
+	internal := regexp.MustCompile(`(?i)json: |cannot unmarshal|go (struct|value)|float64|int64|int32|uint|\bstruct\b|map\[|\[\]|\*a2a|a2a\.|invalid character|looking for beginning|unexpected end|\bof type\b`)
+	stamp := testenv.Clock.UTC().Format(time.RFC3339)
+	var errorsSeen int
+	for _, body := range bodies {
+		for _, headers := range [][]string{nil, profileHeader} {
+			req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			for i := 0; i+1 < len(headers); i += 2 {
+				req.Header.Set(headers[i], headers[i+1])
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode >= 500 {
+				t.Errorf("%s: HTTP %d %s", body, resp.StatusCode, b)
+			}
+			for _, answer := range answers(resp.Header.Get("Content-Type"), b) {
+				var m struct {
+					Error *struct {
+						Code    int    `json:"code"`
+						Message string `json:"message"`
+						Data    []struct {
+							Metadata map[string]string `json:"metadata"`
+						} `json:"data"`
+					} `json:"error"`
+				}
+				if err := json.Unmarshal(answer, &m); err != nil {
+					t.Errorf("%s: answer %s is not a JSON-RPC response: %v", body, answer, err)
+					continue
+				}
+				if m.Error == nil {
+					continue
+				}
+				errorsSeen++
+				if loc := internal.FindStringIndex(m.Error.Message); loc != nil {
+					t.Errorf("%s (headers %v): the message %q shows the library's %q", body, headers, m.Error.Message, m.Error.Message[loc[0]:loc[1]])
+				}
+				for _, d := range m.Error.Data {
+					if ts, ok := d.Metadata["timestamp"]; ok && ts != stamp {
+						t.Errorf("%s: ErrorInfo timestamp %s, want the storefront's clock %s", body, ts, stamp)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d requests, %d errors read", 2*len(bodies), errorsSeen)
+	if errorsSeen < len(bodies) {
+		t.Errorf("only %d errors over %d requests sent twice: the corpus no longer reaches a2a-go's refusals", errorsSeen, len(bodies))
+	}
+	if out := env.Output(); strings.Contains(strings.ToLower(out), "panic") {
+		t.Errorf("the storefront logged a panic:\n%s", out)
+	}
+}
+
+// answers splits b, of content type ct, a JSON-RPC response or an event
+// stream of them, into its answers.
+func answers(ct string, b []byte) [][]byte {
+	if !strings.HasPrefix(ct, "text/event-stream") {
+		return [][]byte{b}
+	}
+	var out [][]byte
+	for line := range bytes.Lines(b) {
+		if data, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			out = append(out, bytes.TrimSpace(data))
+		}
+	}
+	return out
+}
+
+// jsonPaths lists the paths of every member and element in v, decoded
+// JSON, below its root.
+func jsonPaths(v any, at []any) [][]any {
+	var out [][]any
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			p := append(slices.Clone(at), k)
+			out = append(append(out, p), jsonPaths(e, p)...)
+		}
+	case []any:
+		for i, e := range v {
+			p := append(slices.Clone(at), i)
+			out = append(append(out, p), jsonPaths(e, p)...)
+		}
+	}
+	return out
+}
+
+// replaceAt returns a copy of v with the value at path p replaced by r.
+func replaceAt(v any, p []any, r any) any {
+	if len(p) == 0 {
+		return r
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		c := maps.Clone(v)
+		c[p[0].(string)] = replaceAt(v[p[0].(string)], p[1:], r)
+		return c
+	case []any:
+		c := slices.Clone(v)
+		c[p[0].(int)] = replaceAt(v[p[0].(int)], p[1:], r)
+		return c
+	}
+	return v
 }

@@ -8,6 +8,7 @@ import (
 	"iter"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -45,6 +46,9 @@ type exchange struct {
 	challenge *challengeWriter
 	// input is the invocation's input as the buyer sent it (rawInput).
 	input json.RawMessage
+	// reached is set once a method of the handler runs: an error a2a-go
+	// writes before that is a2a-go's own (sdkAnswer).
+	reached atomic.Bool
 }
 
 type exchangeKey struct{}
@@ -52,6 +56,14 @@ type exchangeKey struct{}
 func exchangeFrom(ctx context.Context) *exchange {
 	x, _ := ctx.Value(exchangeKey{}).(*exchange)
 	return x
+}
+
+// reach marks the exchange of ctx as having reached the handler; every
+// method of the handler calls it first.
+func reach(ctx context.Context) {
+	if x := exchangeFrom(ctx); x != nil {
+		x.reached.Store(true)
+	}
 }
 
 // profileError is a breach of the invocation profile: JSON-RPC invalid
@@ -67,6 +79,7 @@ func profileError(breach, message string) error {
 // (internal/recovery) and answered as a panic in Dispatch is, with the
 // agent's InternalReply as a failed task, the same AdCP object MCP sends.
 func (h *handler) SendMessage(ctx context.Context, req *a2a.SendMessageRequest) (res a2a.SendMessageResult, err error) {
+	reach(ctx)
 	var inv invocation
 	if !recovery.Run(ctx, h.log, "a2a", "A2A SendMessage", func() { res, err = h.send(ctx, req, &inv) }) {
 		return res, err
@@ -524,42 +537,52 @@ func errNoTasks() error {
 	return a2a.NewError(a2a.ErrTaskNotFound, "tasks are not kept: every reply is a terminal task")
 }
 
-func (h *handler) GetTask(context.Context, *a2a.GetTaskRequest) (*a2a.Task, error) {
+func (h *handler) GetTask(ctx context.Context, _ *a2a.GetTaskRequest) (*a2a.Task, error) {
+	reach(ctx)
 	return nil, errNoTasks()
 }
 
-func (h *handler) ListTasks(context.Context, *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+func (h *handler) ListTasks(ctx context.Context, _ *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+	reach(ctx)
 	return nil, a2a.ErrUnsupportedOperation
 }
 
-func (h *handler) CancelTask(context.Context, *a2a.CancelTaskRequest) (*a2a.Task, error) {
+func (h *handler) CancelTask(ctx context.Context, _ *a2a.CancelTaskRequest) (*a2a.Task, error) {
+	reach(ctx)
 	return nil, errNoTasks()
 }
 
-func (h *handler) SubscribeToTask(context.Context, *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
+func (h *handler) SubscribeToTask(ctx context.Context, _ *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
+	reach(ctx)
 	return func(yield func(a2a.Event, error) bool) { yield(nil, errNoTasks()) }
 }
 
-func (h *handler) SendStreamingMessage(context.Context, *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
+func (h *handler) SendStreamingMessage(ctx context.Context, _ *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
+	reach(ctx)
 	return func(yield func(a2a.Event, error) bool) { yield(nil, a2a.ErrUnsupportedOperation) }
 }
 
-func (h *handler) GetTaskPushConfig(context.Context, *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
+func (h *handler) GetTaskPushConfig(ctx context.Context, _ *a2a.GetTaskPushConfigRequest) (*a2a.PushConfig, error) {
+	reach(ctx)
 	return nil, a2a.ErrPushNotificationNotSupported
 }
 
-func (h *handler) ListTaskPushConfigs(context.Context, *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
+func (h *handler) ListTaskPushConfigs(ctx context.Context, _ *a2a.ListTaskPushConfigRequest) (*a2a.ListTaskPushConfigResponse, error) {
+	reach(ctx)
 	return nil, a2a.ErrPushNotificationNotSupported
 }
 
-func (h *handler) CreateTaskPushConfig(context.Context, *a2a.PushConfig) (*a2a.PushConfig, error) {
+func (h *handler) CreateTaskPushConfig(ctx context.Context, _ *a2a.PushConfig) (*a2a.PushConfig, error) {
+	reach(ctx)
 	return nil, a2a.ErrPushNotificationNotSupported
 }
 
-func (h *handler) DeleteTaskPushConfig(context.Context, *a2a.DeleteTaskPushConfigRequest) error {
+func (h *handler) DeleteTaskPushConfig(ctx context.Context, _ *a2a.DeleteTaskPushConfigRequest) error {
+	reach(ctx)
 	return a2a.ErrPushNotificationNotSupported
 }
 
-func (h *handler) GetExtendedAgentCard(context.Context, *a2a.GetExtendedAgentCardRequest) (*a2a.AgentCard, error) {
+func (h *handler) GetExtendedAgentCard(ctx context.Context, _ *a2a.GetExtendedAgentCardRequest) (*a2a.AgentCard, error) {
+	reach(ctx)
 	return nil, a2a.ErrExtendedCardNotConfigured
 }

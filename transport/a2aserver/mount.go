@@ -164,12 +164,13 @@ func (s *Server) route(c echo.Context, body []byte, rpcID json.RawMessage, metho
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	// a2a-go's 0.3 binding leaves Content-Type unset on errors.
 	w.Header().Set("Content-Type", "application/json")
+	held := &sdkAnswer{header: w.Header()}
 	if x.legacy {
-		s.v03.ServeHTTP(w, r)
+		s.v03.ServeHTTP(held, r)
 	} else {
-		s.v10.ServeHTTP(w, r)
+		s.v10.ServeHTTP(held, r)
 	}
-	return nil
+	return held.answer(w, x.reached.Load(), s.cfg.Agent.Now())
 }
 
 // serveCard writes the publisher's agent card.
