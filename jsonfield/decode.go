@@ -3,11 +3,14 @@ package jsonfield
 import (
 	"bytes"
 	"encoding"
+	"encoding/base64"
 	"encoding/json"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/field"
 )
 
@@ -70,70 +73,239 @@ var (
 	rawType         = reflect.TypeOf(json.RawMessage{})
 )
 
+// Members says what an object may hold besides the members its Go type
+// names.
+type Members uint8
+
+const (
+	// Closed refuses every other member, each a fault naming the ones
+	// allowed: the admin API's documents.
+	Closed Members = iota
+	// Open ignores them, as AdCP's request schemas allow.
+	Open
+)
+
+// Unmarshal reads v into dst, a non-nil pointer, strictly where
+// encoding/json is lenient: a member fills a field only under its exact
+// JSON name (encoding/json also takes "BUDGET" for budget), every value of
+// another type is a fault at its place (all of them, up to the reader's
+// most, where encoding/json stops at the first and names its place without
+// array indexes), and an object holds other members as members says. dst
+// is written only when v is read without a fault, which Unmarshal reports.
+// A null leaves a field's zero value, as encoding/json leaves it.
+func (r *Reader) Unmarshal(v Value, dst any, members Members) bool {
+	out := reflect.ValueOf(dst)
+	if out.Kind() != reflect.Pointer || out.IsNil() {
+		panic("jsonfield: Unmarshal needs a non-nil pointer")
+	}
+	found := r.found
+	tmp := reflect.New(out.Type().Elem()).Elem()
+	fill(r, v, tmp.Type(), tmp, "", members)
+	if r.found > found {
+		return false
+	}
+	out.Elem().Set(tmp)
+	return true
+}
+
 // check reads a parsed document alongside the Go type it will fill.
 func check(r *Reader, v Value, t reflect.Type, ptr string) {
+	fill(r, v, t, reflect.Value{}, ptr, Closed)
+}
+
+// fill reads v, at path, as a value of type t, recording each fault, and
+// sets it into dst unless dst is the zero Value (a check only).
+func fill(r *Reader, v Value, t reflect.Type, dst reflect.Value, path string, members Members) {
+	set := dst.IsValid()
 	if v.IsNull() {
 		return // null leaves the zero value
 	}
 	if t == rawType {
+		if set {
+			dst.SetBytes(bytes.Clone(v.raw))
+		}
 		return
 	}
 	if reflect.PointerTo(t).Implements(unmarshalerType) {
-		u := reflect.New(t).Interface().(json.Unmarshaler)
-		if err := u.UnmarshalJSON(v.raw); err != nil {
-			r.Add(Field{Pointer: ptr, Detail: err.Error()})
+		u := reflect.New(t)
+		if err := u.Interface().(json.Unmarshaler).UnmarshalJSON(v.raw); err != nil {
+			r.invalid(path, err)
+		} else if set {
+			dst.Set(u.Elem())
 		}
 		return
 	}
 	if reflect.PointerTo(t).Implements(textType) {
-		r.String(v, ptr)
+		s, ok := r.String(v, path)
+		u := reflect.New(t)
+		if ok && set {
+			if err := u.Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
+				r.invalid(path, err)
+			} else {
+				dst.Set(u.Elem())
+			}
+		}
 		return
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
-		check(r, v, t.Elem(), ptr)
+		var elem reflect.Value
+		if set {
+			elem = reflect.New(t.Elem())
+		}
+		found := r.found
+		fill(r, v, t.Elem(), elemOf(elem), path, members)
+		if set && r.found == found {
+			dst.Set(elem)
+		}
 	case reflect.Interface:
+		if set && t.NumMethod() == 0 {
+			var x any
+			_ = json.Unmarshal(v.raw, &x) // Parse read it as JSON
+			dst.Set(reflect.ValueOf(&x).Elem())
+		}
 	case reflect.String:
-		r.String(v, ptr)
+		if s, ok := r.String(v, path); ok && set {
+			dst.SetString(s)
+		}
 	case reflect.Bool:
-		r.Bool(v, ptr)
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		r.Int(v, ptr, 64)
+		if b, ok := r.Bool(v, path); ok && set {
+			dst.SetBool(b)
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if n, ok := r.Int(v, path, t.Bits()); ok && set {
+			dst.SetInt(n)
+		}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, err := strconv.ParseUint(string(v.raw), 10, t.Bits())
+		if v.kind != kindNumber || err != nil {
+			r.wrong(path, aCount, v)
+		} else if set {
+			dst.SetUint(n)
+		}
 	case reflect.Float32, reflect.Float64:
-		r.Float(v, ptr)
+		// Parsed at the field's own size, as encoding/json parses it: a
+		// float32 rounded once, and refused past its range.
+		f, err := strconv.ParseFloat(string(v.raw), t.Bits())
+		if v.kind != kindNumber || err != nil {
+			r.wrong(path, aNumber, v)
+		} else if set {
+			dst.SetFloat(f)
+		}
 	case reflect.Slice, reflect.Array:
-		list, _ := r.Array(v, ptr)
+		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
+			// Bytes travel as base64, as encoding/json reads them.
+			s, ok := r.String(v, path)
+			b, err := base64.StdEncoding.DecodeString(s)
+			if ok && err != nil {
+				r.invalid(path, err)
+			} else if ok && set {
+				dst.SetBytes(b)
+			}
+			return
+		}
+		list, ok := r.Array(v, path)
+		if !ok {
+			return
+		}
+		if set && t.Kind() == reflect.Slice {
+			dst.Set(reflect.MakeSlice(t, len(list), len(list)))
+		}
 		for i, x := range list {
-			check(r, x, t.Elem(), Join(ptr, i))
+			if t.Kind() == reflect.Array && i >= t.Len() {
+				break // discarded, as encoding/json discards them
+			}
+			var elem reflect.Value
+			if set && i < dst.Len() {
+				elem = dst.Index(i)
+			}
+			fill(r, x, t.Elem(), elem, r.style.index(path, i), members)
 		}
 	case reflect.Map:
-		if o, ok := r.Object(v, ptr); ok {
-			for _, m := range o.v.members() {
-				check(r, m, t.Elem(), o.At(string(m.name)))
+		o, ok := r.Object(v, path)
+		if !ok {
+			return
+		}
+		if set {
+			dst.Set(reflect.MakeMapWithSize(t, len(v.kids)))
+		}
+		for _, m := range o.v.members() {
+			var elem reflect.Value
+			if set {
+				elem = reflect.New(t.Elem()).Elem()
+			}
+			fill(r, m, t.Elem(), elem, o.At(string(m.name)), members)
+			if set {
+				dst.SetMapIndex(reflect.ValueOf(string(m.name)).Convert(t.Key()), elem)
 			}
 		}
 	case reflect.Struct:
-		o, ok := r.Object(v, ptr)
+		o, ok := r.Object(v, path)
 		if !ok {
 			return
 		}
 		fields := structFields(t)
 		for _, m := range o.v.members() {
 			k := string(m.name)
-			if f, ok := fields[k]; ok {
-				check(r, m, f, o.At(k))
-			} else {
+			f, ok := fields[k]
+			switch {
+			case ok:
+				var elem reflect.Value
+				if set {
+					elem = fieldOf(dst, f.index)
+				}
+				fill(r, m, f.typ, elem, o.At(k), members)
+			case members == Closed:
 				o.unknown(k, fieldNames(fields))
 			}
 		}
 	}
 }
 
-// structFields maps JSON names to field types, following encoding/json's
-// rules for tags and embedded structs.
-func structFields(t reflect.Type) map[string]reflect.Type {
-	out := map[string]reflect.Type{}
+// elemOf is what pointer p points to, or the zero Value for the zero Value.
+func elemOf(p reflect.Value) reflect.Value {
+	if !p.IsValid() {
+		return p
+	}
+	return p.Elem()
+}
+
+// fieldOf is the field of struct v at index, through embedded structs,
+// allocating an embedded pointer on the way.
+func fieldOf(v reflect.Value, index []int) reflect.Value {
+	for n, i := range index {
+		if n > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(i)
+	}
+	return v
+}
+
+// invalid records that the value at path is not one its type reads,
+// for the reason err gives.
+func (r *Reader) invalid(path string, err error) {
+	if r.style == Requests {
+		r.Add(Fault(adcp.InvalidRequest, path, path+" is not a valid value"))
+		return
+	}
+	r.Add(Field{Pointer: path, Detail: err.Error()})
+}
+
+// structField is one JSON member of a struct: its field's index, through
+// embedded structs, and type.
+type structField struct {
+	index []int
+	typ   reflect.Type
+}
+
+// structFields maps JSON names to fields, following encoding/json's rules
+// for tags and embedded structs.
+func structFields(t reflect.Type) map[string]structField {
+	out := map[string]structField{}
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
@@ -149,7 +321,7 @@ func structFields(t reflect.Type) map[string]reflect.Type {
 			if et.Kind() == reflect.Struct {
 				for k, v := range structFields(et) {
 					if _, taken := out[k]; !taken {
-						out[k] = v
+						out[k] = structField{index: append([]int{i}, v.index...), typ: v.typ}
 					}
 				}
 				continue
@@ -161,12 +333,12 @@ func structFields(t reflect.Type) map[string]reflect.Type {
 		if name == "" {
 			name = f.Name
 		}
-		out[name] = f.Type
+		out[name] = structField{index: []int{i}, typ: f.Type}
 	}
 	return out
 }
 
-func fieldNames(m map[string]reflect.Type) []string {
+func fieldNames(m map[string]structField) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

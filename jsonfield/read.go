@@ -51,6 +51,8 @@ type Reader struct {
 	style  Style
 	max    int
 	faults Invalid
+	// found counts every fault recorded, kept or not.
+	found int
 }
 
 // NewReader is a Reader that names and words faults in style.
@@ -58,6 +60,7 @@ func NewReader(style Style, max int) *Reader { return &Reader{style: style, max:
 
 // Add records f, unless r holds its most faults already.
 func (r *Reader) Add(f Field) {
+	r.found++
 	if r.max == 0 || len(r.faults) < r.max {
 		r.faults = append(r.faults, f)
 	}
@@ -76,6 +79,8 @@ func (r *Reader) wrong(path, want string, v Value) {
 	switch {
 	case v.kind == kindNumber && want == anInt:
 		detail = "must be an integer, not " + string(v.raw)
+	case v.kind == kindNumber && want == aCount:
+		detail = "must be " + aCount + ", not " + string(v.raw)
 	case v.kind == kindNumber && want == aNumber:
 		detail = "must be a finite number"
 	}
@@ -86,6 +91,7 @@ func (r *Reader) wrong(path, want string, v Value) {
 const (
 	aString = "a string"
 	anInt   = "an integer"
+	aCount  = "a whole number not below zero"
 	aNumber = "a number"
 	aBool   = "true or false"
 	anArray = "an array"

@@ -210,3 +210,160 @@ func TestReaderMax(t *testing.T) {
 		t.Errorf("a Reader of at most 3 faults kept %d", n)
 	}
 }
+
+// sample holds a field of every kind Unmarshal reads.
+type sample struct {
+	embedded
+	S        string             `json:"s"`
+	P        *string            `json:"p"`
+	I        int32              `json:"i"`
+	U        uint8              `json:"u"`
+	F        float64            `json:"f"`
+	G        float32            `json:"g"`
+	B        *bool              `json:"b"`
+	L        []int              `json:"l"`
+	M        map[string]float64 `json:"m"`
+	R        json.RawMessage    `json:"r"`
+	N        []inner            `json:"n"`
+	A        any                `json:"a"`
+	Arr      [2]string          `json:"arr"`
+	Bin      []byte             `json:"bin"`
+	Q        *inner             `json:"q"`
+	Untagged string
+	hidden   string
+}
+
+type embedded struct {
+	E string `json:"e"`
+}
+
+type inner struct {
+	X string   `json:"x"`
+	Y *float64 `json:"y"`
+}
+
+// TestUnmarshal: Reader.Unmarshal fills what encoding/json fills, and
+// where it is stricter says so at every place, with indexes.
+func TestUnmarshal(t *testing.T) {
+	read := func(doc string, members Members) (sample, bool, Invalid) {
+		t.Helper()
+		v, err := Parse([]byte(doc))
+		if err != nil {
+			t.Fatalf("Parse(%s): %v", doc, err)
+		}
+		r := NewReader(Requests, 0)
+		got := sample{S: "untouched"}
+		ok := r.Unmarshal(v, &got, members)
+		return got, ok, r.Faults()
+	}
+	const full = `{"e":"emb","s":"x","p":"y","i":-3,"u":200,"f":1.5,"g":2.5,"b":true,"l":[1,2],"m":{"k":0.5},"r":{ "raw" : 1 },` +
+		`"n":[{"x":"a"},{"y":2}],"a":[1,"z"],"arr":["p","q","r"],"bin":"aGk=","q":{"x":"in"},"Untagged":"u","extra":{"any":"thing"}}`
+	got, ok, faults := read(full, Open)
+	if !ok {
+		t.Fatalf("full document: faults %v", faults)
+	}
+	var want sample
+	if err := json.Unmarshal([]byte(full), &want); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(sample{}, embedded{})); diff != "" {
+		t.Errorf("Unmarshal differs from encoding/json (-json +Unmarshal):\n%s", diff)
+	}
+
+	if _, ok, faults := read(full, Closed); ok || len(faults) != 1 || faults[0].Path != "extra" {
+		t.Errorf("closed: ok %v, faults %v; want extra refused alone", ok, faults)
+	}
+
+	// Every fault, each at its place; nothing written.
+	got, ok, faults = read(`{"s":1,"i":1.5,"u":-1,"g":1e300,"l":[1,"two",3,{}],"n":[{"x":"a"},{"x":7,"y":"no"}],"m":{"a":"b"},"q":[],"bin":"%%"}`, Open)
+	var places []string
+	for _, f := range faults {
+		places = append(places, f.Path+": "+f.Detail)
+	}
+	wantPlaces := []string{
+		"bin: bin is not a valid value",
+		"g: g must be a number",
+		"i: i must be an integer",
+		"l[1]: l[1] must be an integer",
+		"l[3]: l[3] must be an integer",
+		"m.a: m.a must be a number",
+		"n[1].x: n[1].x must be a string",
+		"n[1].y: n[1].y must be a number",
+		"q: q must be an object",
+		"s: s must be a string",
+		"u: u must be a whole number not below zero",
+	}
+	if diff := cmp.Diff(wantPlaces, places); ok || diff != "" {
+		t.Errorf("ok %v; faults (-want +got):\n%s", ok, diff)
+	}
+	if got.S != "untouched" {
+		t.Errorf("a refused document wrote %+v", got)
+	}
+
+	// Exact names only: encoding/json would fill S from "S" and fail on
+	// "I"'s string.
+	got, ok, faults = read(`{"S":"folded","I":"not a number","e":"kept"}`, Open)
+	if !ok || got.S != "" || got.E != "kept" {
+		t.Errorf("case-folded names: ok %v, got %+v, faults %v; want them ignored", ok, got, faults)
+	}
+
+	// A reader's cap on faults does not hide that there were more.
+	v, _ := Parse([]byte(`{"s":1,"i":"x"}`))
+	r := NewReader(Requests, 1)
+	r.Add(Fault(adcp.InvalidRequest, "other", "other is wrong"))
+	if r.Unmarshal(v, &sample{}, Open) {
+		t.Error("Unmarshal reported success past the reader's cap on faults")
+	}
+}
+
+// FuzzUnmarshal holds Reader.Unmarshal to encoding/json on every document
+// without repeated or case-folded member names: one reads it exactly when
+// the other does, into the same value.
+func FuzzUnmarshal(f *testing.F) {
+	for _, s := range []string{`{}`, `{"s":"x","i":1}`, `{"l":[1,2],"n":[{"x":"a","y":1.5}]}`, `{"u":256}`, `{"i":2147483648}`, `{"g":1e39}`,
+		`{"arr":["a","b","c"]}`, `{"bin":"aGk="}`, `{"a":{"b":[null]}}`, `{"m":{"x":1,"y":null}}`, `{"p":null,"q":null}`, `[]`, `null`, `{"r":[1, 2]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := Parse(data)
+		if err != nil || foldedOrRepeated(v) {
+			return
+		}
+		var want, got sample
+		jsonErr := json.Unmarshal(data, &want)
+		ok := NewReader(Requests, 0).Unmarshal(v, &got, Open)
+		if ok != (jsonErr == nil) {
+			t.Fatalf("%s: Unmarshal ok = %v, encoding/json: %v", data, ok, jsonErr)
+		}
+		if ok {
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(sample{}, embedded{})); diff != "" {
+				t.Fatalf("%s: (-json +Unmarshal):\n%s", data, diff)
+			}
+		}
+	})
+}
+
+// foldedOrRepeated reports whether an object in v names a member twice, or
+// spells a name of sample's or inner's other than exactly.
+func foldedOrRepeated(v Value) bool {
+	names := []string{"e", "s", "p", "i", "u", "f", "g", "b", "l", "m", "r", "n", "a", "arr", "bin", "q", "Untagged", "hidden", "x", "y"}
+	switch v.kind {
+	case kindArray:
+		return slices.ContainsFunc(v.kids, foldedOrRepeated)
+	case kindObject:
+		seen := map[string]bool{}
+		for _, m := range v.kids {
+			k := string(m.name)
+			if seen[k] || foldedOrRepeated(m) {
+				return true
+			}
+			seen[k] = true
+			for _, n := range names {
+				if k != n && strings.EqualFold(k, n) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

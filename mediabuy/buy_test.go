@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/storefront/storefront/adcp"
 )
 
@@ -261,5 +263,65 @@ func TestForce(t *testing.T) {
 	a.Force(now, Active)
 	if s := a.Status(a.End); s != Completed {
 		t.Errorf("a forced-active buy after its flight is %s, want completed", s)
+	}
+}
+
+// TestDecodeNamesEveryTypeFault: a request with values of the wrong type
+// is refused with a fault at each, its place indexed, before any other
+// check, on every media-buy task; members spelled in another case are not
+// read as the members they resemble.
+func TestDecodeNamesEveryTypeFault(t *testing.T) {
+	const head = `"idempotency_key":"0123456789abcdef","account":{"account_id":"a"},"brand":{"domain":"b.example"},"start_time":"asap","end_time":"2027-01-01T00:00:00Z"`
+	for _, c := range []struct {
+		name   string
+		decode func([]byte) error
+		args   string
+		want   []string
+	}{
+		{"create", func(b []byte) error { _, err := DecodeCreate(b, t0); return err },
+			`{` + head + `,"paused":"yes","packages":[{"product_id":"p","pricing_option_id":"o","budget":1},{"product_id":7,"pricing_option_id":"o","budget":"lots","creative_assignments":[{"creative_id":"c","weight":"heavy"}]}]}`,
+			[]string{
+				"packages[1].budget: packages[1].budget must be a number",
+				"packages[1].creative_assignments[0].weight: packages[1].creative_assignments[0].weight must be a number",
+				"packages[1].product_id: packages[1].product_id must be a string",
+				"paused: paused must be true or false",
+			}},
+		{"create, a number past float64", func(b []byte) error { _, err := DecodeCreate(b, t0); return err },
+			`{` + head + `,"packages":[{"product_id":"p","pricing_option_id":"o","budget":1e400}]}`,
+			[]string{"packages[0].budget: packages[0].budget must be a number"}},
+		{"update", func(b []byte) error { _, err := DecodeUpdate(b, t0); return err },
+			`{"idempotency_key":"0123456789abcdef","media_buy_id":["mb"],"revision":1.5,"packages":[{"package_id":"a","paused":1}]}`,
+			[]string{
+				"media_buy_id: media_buy_id must be a string",
+				"packages[0].paused: packages[0].paused must be true or false",
+				"revision: revision must be an integer",
+			}},
+		{"get_media_buys", func(b []byte) error { _, err := DecodeGet(b); return err },
+			`{"media_buy_ids":["a",2,{"id":"c"}]}`,
+			[]string{"media_buy_ids[1]: media_buy_ids[1] must be a string", "media_buy_ids[2]: media_buy_ids[2] must be a string"}},
+	} {
+		err := c.decode([]byte(c.args))
+		var re *RequestError
+		if !errors.As(err, &re) {
+			t.Errorf("%s: err = %v, want a request error", c.name, err)
+			continue
+		}
+		var got []string
+		for _, p := range re.Problems {
+			if p.Code != adcp.InvalidRequest {
+				t.Errorf("%s: %s at %s, want INVALID_REQUEST", c.name, p.Code, p.Path)
+			}
+			got = append(got, p.Path+": "+p.Detail)
+		}
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%s: faults (-want +got):\n%s", c.name, diff)
+		}
+	}
+
+	// "PACKAGES" is not packages: encoding/json would have filled the
+	// packages from it, and refused its number.
+	r, err := DecodeCreate([]byte(`{`+head+`,"PACKAGES":5,"Paused":true,"packages":[{"product_id":"p","pricing_option_id":"o","budget":1}]}`), t0)
+	if err != nil || len(r.Packages) != 1 || r.Paused {
+		t.Errorf("case-folded members: %+v, %v; want them ignored", r, err)
 	}
 }

@@ -46,8 +46,13 @@ func (e *errs) err() error {
 
 var idempotencyKeyRE = regexp.MustCompile(`^[A-Za-z0-9_.:-]{16,255}$`)
 
-// unmarshal decodes args into v, turning a type mismatch into a field
-// error. Unknown fields are accepted, as the AdCP schemas allow.
+// unmarshal decodes args into v with the one strict reader every task
+// reads its request with (jsonfield.Reader, as get_products does): a
+// member fills a field only under its exact name, every value of another
+// type is a field error naming its place ("packages[1].budget must be a
+// number"), up to products.MaxProblems of them, and v is written only when
+// there is none. Members v does not name are accepted, as the AdCP schemas
+// allow.
 func unmarshal(args []byte, v any, e *errs) bool {
 	if len(args) > products.MaxArgsBytes {
 		e.invalid("", "the request is larger than %d bytes", products.MaxArgsBytes)
@@ -57,7 +62,12 @@ func unmarshal(args []byte, v any, e *errs) bool {
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
-	if args[0] != '{' {
+	doc, err := jsonfield.Parse(args)
+	switch {
+	case err != nil:
+		e.invalid("", "the request is not valid JSON")
+		return false
+	case !doc.IsObject():
 		e.invalid("", "the request must be a JSON object")
 		return false
 	}
@@ -67,40 +77,12 @@ func unmarshal(args []byte, v any, e *errs) bool {
 		e.list = append(e.list, problems...)
 		return false
 	}
-	err := json.Unmarshal(args, v)
-	var te *json.UnmarshalTypeError
-	var se *json.SyntaxError
-	switch {
-	case err == nil:
-		return true
-	case errors.As(err, &te):
-		field := te.Field
-		if field == "" {
-			field = "(request)"
-		}
-		e.invalid(field, "%s must be a %s", field, jsonKind(te.Type.Kind().String()))
-	case errors.As(err, &se):
-		e.invalid("", "the request is not valid JSON")
-	default:
-		e.invalid("", "the request could not be read")
+	r := jsonfield.NewReader(jsonfield.Requests, products.MaxProblems)
+	if !r.Unmarshal(doc, v, jsonfield.Open) {
+		e.list = append(e.list, r.Faults()...)
+		return false
 	}
-	return false
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
-		return "string"
-	case "bool":
-		return "boolean"
-	case "slice", "array":
-		return "array"
-	case "struct", "map":
-		return "object"
-	case "float64", "float32", "int", "int64", "int32":
-		return "number"
-	}
-	return "value of another type"
+	return true
 }
 
 func present(raw json.RawMessage) bool {

@@ -181,7 +181,7 @@ func DecodeRequest(args []byte) (req *Request, err error) {
 		}
 		return nil, &RequestError{Problems: jsonfield.Invalid{jsonfield.Fault(adcp.InvalidRequest, "", msg)}}
 	}
-	d := jsonfield.NewReader(jsonfield.Requests, maxProblems)
+	d := jsonfield.NewReader(jsonfield.Requests, MaxProblems)
 	// Text first, from the raw bytes: once decoded, invalid UTF-8 reads
 	// as U+FFFD and could be served as if the buyer had sent it.
 	for _, f := range TextProblems(args, false) {
@@ -262,8 +262,8 @@ func DecodeRequest(args []byte) (req *Request, err error) {
 	return r, nil
 }
 
-// maxProblems is how many faults a refusal names at most.
-const maxProblems = 20
+// MaxProblems is how many faults a refusal names at most, on every task.
+const MaxProblems = 20
 
 // invalid records an INVALID_REQUEST fault at path.
 func invalid(d *jsonfield.Reader, path, msg string) {

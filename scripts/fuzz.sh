@@ -19,7 +19,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 fuzztime="${FUZZTIME:-30m}"
-targets="${TARGETS:-agent:FuzzDispatch agent:FuzzFastPath admin:FuzzAdminWrites products:FuzzDecodeRequest decline:FuzzCompose sanitize:FuzzScreen}"
+targets="${TARGETS:-agent:FuzzDispatch agent:FuzzFastPath admin:FuzzAdminWrites products:FuzzDecodeRequest jsonfield:FuzzUnmarshal decline:FuzzCompose sanitize:FuzzScreen}"
 status=0
 printf '%-28s %10s %14s %10s %s\n' target fuzztime executions new result
 for t in $targets; do
