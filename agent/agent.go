@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"github.com/storefront/storefront/compliance"
 	"github.com/storefront/storefront/field"
 	"github.com/storefront/storefront/internal/clock"
+	"github.com/storefront/storefront/internal/jsonobj"
 	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/internal/requestschema"
 	"github.com/storefront/storefront/metrics"
@@ -321,15 +323,18 @@ func reply(o outcome.Outcome) Reply {
 // envelopeOf extracts the version pins and context of any request, for
 // tools whose own decoding failed or that need only the envelope.
 func envelopeOf(args []byte) (pin string, major int, ctxRaw json.RawMessage, ok bool) {
-	var top map[string]json.RawMessage
-	if len(strings.TrimSpace(string(args))) == 0 {
+	if len(bytes.TrimSpace(args)) == 0 {
 		return "", 0, nil, true
 	}
-	if json.Unmarshal(args, &top) != nil || top == nil {
+	if !json.Valid(args) {
+		return "", 0, nil, false
+	}
+	top, _ := jsonobj.Members(args)
+	if top == nil {
 		return "", 0, nil, false
 	}
 	if raw, has := top["adcp_version"]; has {
-		_ = json.Unmarshal(raw, &pin)
+		pin, _ = jsonobj.String(raw)
 	}
 	if raw, has := top["adcp_major_version"]; has {
 		_ = json.Unmarshal(raw, &major)

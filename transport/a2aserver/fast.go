@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/storefront/storefront/agent"
+	"github.com/storefront/storefront/internal/jsonobj"
 	"github.com/storefront/storefront/internal/jsonrpc"
 	"github.com/storefront/storefront/internal/recovery"
 )
@@ -64,6 +65,11 @@ type fastCall struct {
 // outside the set goes to a2a-go.
 func readFast(body []byte) (fastCall, bool) {
 	var c fastCall
+	// Validated once here; every level below is a slice of body, which is
+	// all jsonobj needs to read it as json.Unmarshal would.
+	if !json.Valid(body) {
+		return c, false
+	}
 	env, ok := members(body, "jsonrpc", "id", "method", "params")
 	if !ok || len(env) != 4 || string(env["jsonrpc"]) != `"2.0"` || !jsonrpc.PlainID(env["id"]) {
 		return c, false
@@ -93,12 +99,13 @@ func readFast(body []byte) (fastCall, bool) {
 	if k, has := msg["kind"]; has && string(k) != `"message"` {
 		return c, false
 	}
-	var messageID string
-	if json.Unmarshal(msg["messageId"], &messageID) != nil || messageID == "" {
+	if messageID, ok := jsonobj.String(msg["messageId"]); !ok || messageID == "" {
 		return c, false
 	}
-	if raw, has := msg["contextId"]; has && json.Unmarshal(raw, &c.contextID) != nil {
-		return c, false
+	if raw, has := msg["contextId"]; has {
+		if c.contextID, ok = jsonobj.String(raw); !ok {
+			return c, false
+		}
 	}
 	var parts []json.RawMessage
 	if json.Unmarshal(msg["parts"], &parts) != nil {
@@ -125,7 +132,10 @@ func readFast(body []byte) (fastCall, bool) {
 		fields = append(fields, "parameters")
 	}
 	inv, ok := members(data, fields...)
-	if !ok || json.Unmarshal(inv["skill"], &c.skill) != nil || c.skill == "" {
+	if !ok {
+		return c, false
+	}
+	if c.skill, ok = jsonobj.String(inv["skill"]); !ok || c.skill == "" {
 		return c, false
 	}
 	in, hasInput := inv["input"]
@@ -175,8 +185,8 @@ func members(raw json.RawMessage, allowed ...string) (map[string]json.RawMessage
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, false
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
+	m, ok := jsonobj.Members(raw)
+	if !ok {
 		return nil, false
 	}
 next:

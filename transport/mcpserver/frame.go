@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/storefront/storefront/internal/jsonobj"
 	"github.com/storefront/storefront/internal/jsonrpc"
 )
 
@@ -91,8 +92,10 @@ func rpcCalls(body []byte) (calls []rpcCall, refusal []byte) {
 // is invalid, or "". The call's id is set only when it is a valid id, so
 // that an answer can name it.
 func message(raw json.RawMessage) (c rpcCall, why string) {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil || m == nil {
+	// raw is valid JSON (rpcCalls checked the body), which is all
+	// jsonobj needs to read it as json.Unmarshal would.
+	m, _ := jsonobj.Members(raw)
+	if m == nil {
 		return c, "a message must be a JSON object"
 	}
 	if id, has := m["id"]; has {
@@ -101,8 +104,7 @@ func message(raw json.RawMessage) (c rpcCall, why string) {
 		}
 		c.id = id
 	}
-	var version string
-	if json.Unmarshal(m["jsonrpc"], &version) != nil || version != "2.0" {
+	if version, ok := jsonobj.String(m["jsonrpc"]); !ok || version != "2.0" {
 		return c, `jsonrpc must be "2.0"`
 	}
 	rawMethod, isRequest := m["method"]
@@ -114,8 +116,8 @@ func message(raw json.RawMessage) (c rpcCall, why string) {
 		}
 		return c, ""
 	}
-	var method string
-	if json.Unmarshal(rawMethod, &method) != nil {
+	method, ok := jsonobj.String(rawMethod)
+	if !ok {
 		return c, "method must be a string"
 	}
 	params := bytes.TrimSpace(m["params"])
@@ -129,10 +131,8 @@ func message(raw json.RawMessage) (c rpcCall, why string) {
 		// Member names are matched exactly, as the SDK matches them: a
 		// struct would take "NAME" for "name" and admit a call by a name
 		// the SDK never dispatches.
-		var p map[string]json.RawMessage
-		if json.Unmarshal(params, &p) == nil {
-			var name string
-			if json.Unmarshal(p["name"], &name) == nil && name != "" {
+		if p, ok := jsonobj.Members(params); ok {
+			if name, ok := jsonobj.String(p["name"]); ok && name != "" {
 				c.tool = name
 			}
 			c.args = p["arguments"]
