@@ -324,4 +324,11 @@ func TestDecodeNamesEveryTypeFault(t *testing.T) {
 	if err != nil || len(r.Packages) != 1 || r.Paused {
 		t.Errorf("case-folded members: %+v, %v; want them ignored", r, err)
 	}
+	// Members read after the strict pass are read as strictly: "MODE"
+	// is not the allocation's mode.
+	_, err = DecodeCreate([]byte(`{`+head+`,"budget_allocation":{"MODE":"fixed"},"packages":[{"product_id":"p","pricing_option_id":"o","budget":1}]}`), t0)
+	var re *RequestError
+	if !errors.As(err, &re) || len(re.Problems) != 1 || re.Problems[0].Path != "budget_allocation" || re.Problems[0].Code != adcp.UnsupportedFeature {
+		t.Errorf("budget_allocation with a case-folded mode: %v, want it refused as unsupported", err)
+	}
 }

@@ -77,9 +77,9 @@ func decodeRead(e *errs, w *readWire, defaultStatus bool) (*products.AccountRef,
 		var one string
 		var many []string
 		switch {
-		case json.Unmarshal(w.StatusFilter, &one) == nil:
+		case read(w.StatusFilter, &one):
 			many = []string{one}
-		case json.Unmarshal(w.StatusFilter, &many) == nil && len(many) > 0:
+		case read(w.StatusFilter, &many) && len(many) > 0:
 		default:
 			e.invalid("status_filter", "status_filter must be a media buy status or a non-empty array of them")
 		}
@@ -125,12 +125,12 @@ func DecodeGet(args []byte) (*GetRequest, error) {
 		r.History = *w.IncludeHistory
 	}
 	var snapshot bool
-	if present(w.IncludeSnapshot) && json.Unmarshal(w.IncludeSnapshot, &snapshot) == nil && snapshot {
+	if present(w.IncludeSnapshot) && read(w.IncludeSnapshot, &snapshot) && snapshot {
 		e.add(adcp.UnsupportedFeature, "include_snapshot", "delivery snapshots are not supported by this seller: use get_media_buy_delivery")
 	}
 	unsupported(&e, "", map[string]json.RawMessage{"indicator_types": w.Indicators})
 	var activity bool
-	if present(w.WebhookActivity) && json.Unmarshal(w.WebhookActivity, &activity) == nil && activity {
+	if present(w.WebhookActivity) && read(w.WebhookActivity, &activity) && activity {
 		e.add(adcp.UnsupportedFeature, "include_webhook_activity", "webhook activity is not reported by this seller")
 	}
 	if p := w.Pagination; p != nil {
@@ -176,13 +176,13 @@ func DecodeDelivery(args []byte) (*DeliveryRequest, error) {
 	r.Account, r.Query = decodeRead(&e, &w.readWire, false)
 	r.Envelope = w.Envelope
 	var windows bool
-	if present(w.Windows) && json.Unmarshal(w.Windows, &windows) == nil && windows {
+	if present(w.Windows) && read(w.Windows, &windows) && windows {
 		e.add(adcp.UnsupportedFeature, "include_window_breakdown", "measurement windows are not reported by this seller")
 	}
 	unsupported(&e, "", map[string]json.RawMessage{"attribution_window": w.Attribution, "reporting_dimensions": w.Dimensions})
 	if present(w.Granularity) {
 		var g string
-		if json.Unmarshal(w.Granularity, &g) != nil || g != "daily" {
+		if !read(w.Granularity, &g) || g != "daily" {
 			e.add(adcp.UnsupportedFeature, "time_granularity", "delivery is reported by day only")
 		}
 	}

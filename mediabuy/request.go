@@ -85,6 +85,17 @@ func unmarshal(args []byte, v any, e *errs) bool {
 	return true
 }
 
+// read decodes raw, a member the strict pass kept as sent, into v with the
+// same strict reader: exact member names, no value of another type. It
+// reports whether raw reads; the caller words the fault.
+func read(raw json.RawMessage, v any) bool {
+	doc, err := jsonfield.Parse(raw)
+	if err != nil {
+		return false
+	}
+	return jsonfield.NewReader(jsonfield.Requests, 1).Unmarshal(doc, v, jsonfield.Open)
+}
+
 func present(raw json.RawMessage) bool {
 	t := bytes.TrimSpace(raw)
 	return len(t) > 0 && string(t) != "null"
@@ -341,7 +352,7 @@ func DecodeCreate(args []byte, now time.Time) (*CreateRequest, error) {
 		var ba struct {
 			Mode string `json:"mode"`
 		}
-		if json.Unmarshal(w.BudgetAllocation, &ba) != nil || ba.Mode != "fixed" {
+		if !read(w.BudgetAllocation, &ba) || ba.Mode != "fixed" {
 			e.add(adcp.UnsupportedFeature, "budget_allocation", "only fixed budget allocation is supported: every package carries its own budget")
 		}
 	}
@@ -381,11 +392,11 @@ func DecodeCreate(args []byte, now time.Time) (*CreateRequest, error) {
 func envelopeOnly(args []byte) Envelope {
 	var top map[string]json.RawMessage
 	var env Envelope
-	if json.Unmarshal(args, &top) != nil {
+	if !read(args, &top) {
 		return env
 	}
-	_ = json.Unmarshal(top["adcp_version"], &env.AdcpVersion)
-	_ = json.Unmarshal(top["adcp_major_version"], &env.AdcpMajorVersion)
+	_ = read(top["adcp_version"], &env.AdcpVersion)
+	_ = read(top["adcp_major_version"], &env.AdcpMajorVersion)
 	if isObject(top["context"]) && products.Echoable(top["context"]) {
 		env.Context = top["context"]
 	}
@@ -452,7 +463,7 @@ func decodePackage(e *errs, path string, w *packageWire, r *CreateRequest, now t
 	p.Assignments = decodeAssignments(e, path+".creative_assignments", w.CreativeAssignments)
 	if present(w.OptimizationGoals) {
 		var goals []map[string]json.RawMessage
-		if json.Unmarshal(w.OptimizationGoals, &goals) != nil || len(goals) == 0 {
+		if !read(w.OptimizationGoals, &goals) || len(goals) == 0 {
 			e.invalid(path+".optimization_goals", "optimization_goals must be a non-empty array of goal objects")
 		} else {
 			p.OptimizationGoals = w.OptimizationGoals
@@ -480,7 +491,7 @@ func overlayCountries(e *errs, path string, overlay map[string]json.RawMessage) 
 			}
 			continue
 		}
-		if json.Unmarshal(raw, &countries) != nil {
+		if !read(raw, &countries) {
 			e.invalid(path+".geo_countries", "geo_countries must be an array of ISO 3166-1 alpha-2 codes")
 			continue
 		}
@@ -501,7 +512,7 @@ func decodeFormats(e *errs, path string, w *packageWire, p *PackageRequest) {
 			Scope          string `json:"scope"`
 			FormatOptionID string `json:"format_option_id"`
 		}
-		if json.Unmarshal(w.FormatOptionRefs, &refs) != nil || len(refs) == 0 {
+		if !read(w.FormatOptionRefs, &refs) || len(refs) == 0 {
 			e.invalid(path+".format_option_refs", "format_option_refs must be a non-empty array of {scope, format_option_id}")
 		} else {
 			p.FormatOptionRefs = w.FormatOptionRefs
@@ -527,7 +538,7 @@ func decodeFormats(e *errs, path string, w *packageWire, p *PackageRequest) {
 		var ids []struct {
 			ID string `json:"id"`
 		}
-		if json.Unmarshal(w.FormatIDs, &ids) != nil || len(ids) == 0 {
+		if !read(w.FormatIDs, &ids) || len(ids) == 0 {
 			e.invalid(path+".format_ids", "format_ids must be a non-empty array of format references")
 		} else {
 			p.FormatIDs = w.FormatIDs
@@ -580,7 +591,7 @@ func flight(e *errs, prefix string, rawStart json.RawMessage, rawEnd *string, no
 		}
 	default:
 		var s string
-		if json.Unmarshal(rawStart, &s) != nil {
+		if !read(rawStart, &s) {
 			e.invalid(prefix+"start_time", "start_time must be \"asap\" or an ISO 8601 date-time")
 			break
 		}

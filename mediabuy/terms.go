@@ -1,7 +1,6 @@
 package mediabuy
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -108,7 +107,7 @@ func formatKinds(prod *products.Product, pr PackageRequest, path string) ([]stri
 			Scope          string `json:"scope"`
 			FormatOptionID string `json:"format_option_id"`
 		}
-		_ = json.Unmarshal(pr.FormatOptionRefs, &refs)
+		_ = read(pr.FormatOptionRefs, &refs)
 		for j, ref := range refs {
 			found := false
 			for _, f := range prod.FormatOptions {
@@ -130,7 +129,7 @@ func formatKinds(prod *products.Product, pr PackageRequest, path string) ([]stri
 		var ids []struct {
 			ID string `json:"id"`
 		}
-		_ = json.Unmarshal(pr.FormatIDs, &ids)
+		_ = read(pr.FormatIDs, &ids)
 		for j, id := range ids {
 			found := false
 			for _, f := range prod.FormatOptions {

@@ -150,7 +150,7 @@ func DecodeUpdate(args []byte, now time.Time) (*UpdateRequest, error) {
 	}
 	if present(w.StartTime) || w.EndTime != nil {
 		var s string
-		if present(w.StartTime) && (json.Unmarshal(w.StartTime, &s) != nil || s == "asap") {
+		if present(w.StartTime) && (!read(w.StartTime, &s) || s == "asap") {
 			e.invalid("start_time", "start_time must be an ISO 8601 date-time when updating a flight")
 		} else {
 			_, r.Start, r.End = flight(&e, "", w.StartTime, w.EndTime, now, false)
@@ -168,7 +168,7 @@ func DecodeUpdate(args []byte, now time.Time) (*UpdateRequest, error) {
 		var ba struct {
 			Mode string `json:"mode"`
 		}
-		if json.Unmarshal(w.BudgetAllocation, &ba) != nil || ba.Mode != "fixed" {
+		if !read(w.BudgetAllocation, &ba) || ba.Mode != "fixed" {
 			e.add(adcp.UnsupportedFeature, "budget_allocation", "only fixed budget allocation is supported")
 		}
 	}
