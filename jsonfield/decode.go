@@ -5,6 +5,8 @@ import (
 	"encoding"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"reflect"
 	"sort"
 	"strconv"
@@ -92,7 +94,11 @@ const (
 // most, where encoding/json stops at the first and names its place without
 // array indexes), and an object holds other members as members says. dst
 // is written only when v is read without a fault, which Unmarshal reports.
-// A null leaves a field's zero value, as encoding/json leaves it.
+// A null leaves a field's zero value, as encoding/json leaves it, but for
+// a json.RawMessage, which holds it as sent, and a json.Unmarshaler, which
+// is given it. Unlike encoding/json, dst is replaced whole, never merged
+// into, a member given twice is read once (the last), and tag options
+// (",string") are not read: the types it fills use none.
 func (r *Reader) Unmarshal(v Value, dst any, members Members) bool {
 	out := reflect.ValueOf(dst)
 	if out.Kind() != reflect.Pointer || out.IsNil() {
@@ -117,22 +123,24 @@ func check(r *Reader, v Value, t reflect.Type, ptr string) {
 // sets it into dst unless dst is the zero Value (a check only).
 func fill(r *Reader, v Value, t reflect.Type, dst reflect.Value, path string, members Members) {
 	set := dst.IsValid()
-	if v.IsNull() {
-		return // null leaves the zero value
-	}
+	// A raw message and an unmarshaler are given null too, as
+	// encoding/json gives it them; anything else keeps its zero value.
 	if t == rawType {
 		if set {
 			dst.SetBytes(bytes.Clone(v.raw))
 		}
 		return
 	}
-	if reflect.PointerTo(t).Implements(unmarshalerType) {
+	if t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(unmarshalerType) {
 		u := reflect.New(t)
 		if err := u.Interface().(json.Unmarshaler).UnmarshalJSON(v.raw); err != nil {
 			r.invalid(path, err)
 		} else if set {
 			dst.Set(u.Elem())
 		}
+		return
+	}
+	if v.IsNull() {
 		return
 	}
 	if reflect.PointerTo(t).Implements(textType) {
@@ -159,9 +167,16 @@ func fill(r *Reader, v Value, t reflect.Type, dst reflect.Value, path string, me
 			dst.Set(elem)
 		}
 	case reflect.Interface:
-		if set && t.NumMethod() == 0 {
-			var x any
-			_ = json.Unmarshal(v.raw, &x) // Parse read it as JSON
+		if t.NumMethod() != 0 {
+			r.invalid(path, errors.New("no value of this field's type can be read from JSON"))
+			return
+		}
+		// Parse read it as JSON, so the one failure left is a number
+		// past float64's range, which encoding/json refuses too.
+		var x any
+		if json.Unmarshal(v.raw, &x) != nil {
+			r.wrong(path, "a value whose numbers are finite", v)
+		} else if set {
 			dst.Set(reflect.ValueOf(&x).Elem())
 		}
 	case reflect.String:
@@ -179,7 +194,7 @@ func fill(r *Reader, v Value, t reflect.Type, dst reflect.Value, path string, me
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		n, err := strconv.ParseUint(string(v.raw), 10, t.Bits())
 		if v.kind != kindNumber || err != nil {
-			r.wrong(path, aCount, v)
+			r.wrong(path, fmt.Sprintf("%s, at most %d", aCount, uint64(1)<<t.Bits()-1), v)
 		} else if set {
 			dst.SetUint(n)
 		}
@@ -230,13 +245,20 @@ func fill(r *Reader, v Value, t reflect.Type, dst reflect.Value, path string, me
 			dst.Set(reflect.MakeMapWithSize(t, len(v.kids)))
 		}
 		for _, m := range o.v.members() {
+			at := o.At(string(m.name))
+			key, ok := mapKey(t.Key(), string(m.name))
+			if !ok {
+				r.invalid(at, errors.New("the member's name is not a key this map takes"))
+				continue
+			}
 			var elem reflect.Value
 			if set {
 				elem = reflect.New(t.Elem()).Elem()
 			}
-			fill(r, m, t.Elem(), elem, o.At(string(m.name)), members)
-			if set {
-				dst.SetMapIndex(reflect.ValueOf(string(m.name)).Convert(t.Key()), elem)
+			found := r.found
+			fill(r, m, t.Elem(), elem, at, members)
+			if set && r.found == found {
+				dst.SetMapIndex(key, elem)
 			}
 		}
 	case reflect.Struct:
@@ -252,7 +274,10 @@ func fill(r *Reader, v Value, t reflect.Type, dst reflect.Value, path string, me
 			case ok:
 				var elem reflect.Value
 				if set {
-					elem = fieldOf(dst, f.index)
+					if elem, ok = fieldOf(dst, f.index); !ok {
+						r.invalid(o.At(k), errors.New("the field sits in an embedded struct that cannot be allocated"))
+						continue
+					}
 				}
 				fill(r, m, f.typ, elem, o.At(k), members)
 			case members == Closed:
@@ -271,18 +296,46 @@ func elemOf(p reflect.Value) reflect.Value {
 }
 
 // fieldOf is the field of struct v at index, through embedded structs,
-// allocating an embedded pointer on the way.
-func fieldOf(v reflect.Value, index []int) reflect.Value {
+// allocating an embedded pointer on the way; false when that pointer is
+// unexported and nil, which encoding/json refuses too.
+func fieldOf(v reflect.Value, index []int) (reflect.Value, bool) {
 	for n, i := range index {
 		if n > 0 && v.Kind() == reflect.Pointer {
 			if v.IsNil() {
+				if !v.CanSet() {
+					return reflect.Value{}, false
+				}
 				v.Set(reflect.New(v.Type().Elem()))
 			}
 			v = v.Elem()
 		}
 		v = v.Field(i)
 	}
-	return v
+	return v, true
+}
+
+// mapKey is name as a key of type t, as encoding/json reads map keys: a
+// string kind, a text unmarshaler, or an integer.
+func mapKey(t reflect.Type, name string) (reflect.Value, bool) {
+	switch {
+	case t.Kind() == reflect.String:
+		return reflect.ValueOf(name).Convert(t), true
+	case reflect.PointerTo(t).Implements(textType):
+		k := reflect.New(t)
+		if k.Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(name)) != nil {
+			return reflect.Value{}, false
+		}
+		return k.Elem(), true
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, err := strconv.ParseInt(name, 10, t.Bits())
+		return reflect.ValueOf(n).Convert(t), err == nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, err := strconv.ParseUint(name, 10, t.Bits())
+		return reflect.ValueOf(n).Convert(t), err == nil
+	}
+	return reflect.Value{}, false
 }
 
 // invalid records that the value at path is not one its type reads,

@@ -72,15 +72,19 @@ func (r *Reader) Faults() Invalid { return r.faults }
 // wrong records that the value at path is not want ("a string").
 func (r *Reader) wrong(path, want string, v Value) {
 	if r.style == Requests {
-		r.Add(Fault(adcp.InvalidRequest, path, path+" must be "+want))
+		subject := path
+		if subject == "" {
+			subject = "the request"
+		}
+		r.Add(Fault(adcp.InvalidRequest, path, subject+" must be "+want))
 		return
 	}
 	detail := "must be " + want + ", not " + v.kind.what()
 	switch {
 	case v.kind == kindNumber && want == anInt:
 		detail = "must be an integer, not " + string(v.raw)
-	case v.kind == kindNumber && want == aCount:
-		detail = "must be " + aCount + ", not " + string(v.raw)
+	case v.kind == kindNumber && strings.HasPrefix(want, aCount):
+		detail = "must be " + want + ", not " + string(v.raw)
 	case v.kind == kindNumber && want == aNumber:
 		detail = "must be a finite number"
 	}

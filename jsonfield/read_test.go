@@ -229,6 +229,7 @@ type sample struct {
 	Arr      [2]string          `json:"arr"`
 	Bin      []byte             `json:"bin"`
 	Q        *inner             `json:"q"`
+	K        map[int8]string    `json:"k"`
 	Untagged string
 	hidden   string
 }
@@ -291,7 +292,7 @@ func TestUnmarshal(t *testing.T) {
 		"n[1].y: n[1].y must be a number",
 		"q: q must be an object",
 		"s: s must be a string",
-		"u: u must be a whole number not below zero",
+		"u: u must be a whole number not below zero, at most 255",
 	}
 	if diff := cmp.Diff(wantPlaces, places); ok || diff != "" {
 		t.Errorf("ok %v; faults (-want +got):\n%s", ok, diff)
@@ -305,6 +306,35 @@ func TestUnmarshal(t *testing.T) {
 	got, ok, faults = read(`{"S":"folded","I":"not a number","e":"kept"}`, Open)
 	if !ok || got.S != "" || got.E != "kept" {
 		t.Errorf("case-folded names: ok %v, got %+v, faults %v; want them ignored", ok, got, faults)
+	}
+
+	// What encoding/json refuses, refused at its place, and no panic.
+	got, ok, faults = read(`{"a":{"deep":[1,1e400]},"k":{"x":"not a key","7":"kept"}}`, Open)
+	places = places[:0]
+	for _, f := range faults {
+		places = append(places, f.Path+": "+f.Detail)
+	}
+	if diff := cmp.Diff([]string{"a: a must be a value whose numbers are finite", "k.x: k.x is not a valid value"}, places); ok || diff != "" {
+		t.Errorf("ok %v; faults (-want +got):\n%s", ok, diff)
+	}
+	type stringer interface{ String() string }
+	type hiddenPtr struct{ *embedded }
+	for _, c := range []struct {
+		name string
+		dst  any
+		doc  string
+	}{
+		{"a non-empty interface", &struct {
+			V stringer `json:"v"`
+		}{}, `{"v":"x"}`},
+		{"an unexported embedded pointer", &hiddenPtr{}, `{"e":"x"}`},
+		{"a root of another type", new(string), `{"a":1}`},
+	} {
+		v, _ := Parse([]byte(c.doc))
+		r := NewReader(Requests, 0)
+		if r.Unmarshal(v, c.dst, Open) || len(r.Faults()) != 1 || strings.HasPrefix(r.Faults()[0].Detail, " ") {
+			t.Errorf("%s: faults %v, want one, worded", c.name, r.Faults())
+		}
 	}
 
 	// A reader's cap on faults does not hide that there were more.
@@ -321,7 +351,7 @@ func TestUnmarshal(t *testing.T) {
 // the other does, into the same value.
 func FuzzUnmarshal(f *testing.F) {
 	for _, s := range []string{`{}`, `{"s":"x","i":1}`, `{"l":[1,2],"n":[{"x":"a","y":1.5}]}`, `{"u":256}`, `{"i":2147483648}`, `{"g":1e39}`,
-		`{"arr":["a","b","c"]}`, `{"bin":"aGk="}`, `{"a":{"b":[null]}}`, `{"m":{"x":1,"y":null}}`, `{"p":null,"q":null}`, `[]`, `null`, `{"r":[1, 2]}`} {
+		`{"arr":["a","b","c"]}`, `{"bin":"aGk="}`, `{"k":{"-3":"x","300":"y"}}`, `{"a":[1,1e400]}`, `{"r":null}`, `{"a":{"b":[null]}}`, `{"m":{"x":1,"y":null}}`, `{"p":null,"q":null}`, `[]`, `null`, `{"r":[1, 2]}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -346,7 +376,7 @@ func FuzzUnmarshal(f *testing.F) {
 // foldedOrRepeated reports whether an object in v names a member twice, or
 // spells a name of sample's or inner's other than exactly.
 func foldedOrRepeated(v Value) bool {
-	names := []string{"e", "s", "p", "i", "u", "f", "g", "b", "l", "m", "r", "n", "a", "arr", "bin", "q", "Untagged", "hidden", "x", "y"}
+	names := []string{"e", "s", "p", "i", "u", "f", "g", "b", "l", "m", "r", "n", "a", "arr", "bin", "q", "k", "Untagged", "hidden", "x", "y"}
 	switch v.kind {
 	case kindArray:
 		return slices.ContainsFunc(v.kids, foldedOrRepeated)

@@ -324,6 +324,11 @@ func TestDecodeNamesEveryTypeFault(t *testing.T) {
 	if err != nil || len(r.Packages) != 1 || r.Paused {
 		t.Errorf("case-folded members: %+v, %v; want them ignored", r, err)
 	}
+	// A null member is absent, as it was when encoding/json read it.
+	r, err = DecodeCreate([]byte(`{`+head+`,"packages":[{"product_id":"p","pricing_option_id":"o","budget":1,"targeting_overlay":{"geo_countries":null}}]}`), t0)
+	if err != nil || len(r.Packages) != 1 || len(r.Packages[0].Countries) != 0 {
+		t.Errorf("a null geo_countries: %+v, %v; want it read as none", r, err)
+	}
 	// Members read after the strict pass are read as strictly: "MODE"
 	// is not the allocation's mode.
 	_, err = DecodeCreate([]byte(`{`+head+`,"budget_allocation":{"MODE":"fixed"},"packages":[{"product_id":"p","pricing_option_id":"o","budget":1}]}`), t0)

@@ -1047,6 +1047,34 @@ func TestSDKErrorsSpeakOurWords(t *testing.T) {
 		}
 	}
 	t.Logf("%d requests, %d errors read", 2*len(bodies), errorsSeen)
+
+	reasons := map[float64]string{-32700: "PARSE_ERROR", -32600: "INVALID_REQUEST", -32602: "INVALID_PARAMS"}
+	// The code is the one the request earns, not a2a-go's guess: it calls
+	// any decoding failure but a type error a parse error, and a type
+	// error anywhere invalid params.
+	for _, c := range []struct {
+		body string
+		code float64
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":`, -32700},
+		{`{"jsonrpc":"2.0","id":1,"method":"SendMessage"}`, -32602},
+		{`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"foo":1}]}}}`, -32602},
+		{`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"messageId":"m","role":"user","kind":"message","parts":[{"kind":"bogus"}]}}}`, -32602},
+		{`{"jsonrpc":2,"id":1,"method":"tasks/get","params":{"id":"t"}}`, -32600},
+		{`{"jsonrpc":"2.0","id":1,"method":5}`, -32600},
+		{`{"jsonrpc":"2.0","id":1e400,"method":"SendMessage","params":{}}`, -32600},
+		{`[{"jsonrpc":"2.0","id":1,"method":"SendMessage"}]`, -32600},
+		{`"SendMessage"`, -32600},
+	} {
+		status, _, m := rpc(t, url, c.body)
+		e, _ := m["error"].(map[string]any)
+		if status != http.StatusOK || e == nil || e["code"] != c.code {
+			t.Errorf("%s: HTTP %d, error %v; want code %v", c.body, status, e, c.code)
+		}
+		if code, reason, _ := errorMeta(m); code != c.code || reason != reasons[c.code] {
+			t.Errorf("%s: ErrorInfo reason %q, want %q for code %v", c.body, reason, reasons[c.code], c.code)
+		}
+	}
 	if errorsSeen < len(bodies) {
 		t.Errorf("only %d errors over %d requests sent twice: the corpus no longer reaches a2a-go's refusals", errorsSeen, len(bodies))
 	}

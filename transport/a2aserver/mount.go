@@ -170,7 +170,7 @@ func (s *Server) route(c echo.Context, body []byte, rpcID json.RawMessage, metho
 	} else {
 		s.v10.ServeHTTP(held, r)
 	}
-	return held.answer(w, x.reached.Load(), s.cfg.Agent.Now())
+	return held.answer(w, body, x.reached.Load(), s.cfg.Agent.Now())
 }
 
 // serveCard writes the publisher's agent card.
