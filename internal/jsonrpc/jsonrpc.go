@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -225,4 +226,29 @@ func hex4(b []byte, at int) (rune, bool) {
 		r = r<<4 | rune(d)
 	}
 	return r, true
+}
+
+// ValidID reports whether raw is a JSON-RPC id: a string, a number or
+// null. A number must be one the SDKs read as a float64: one past its
+// range (1e400) is no id they could answer to.
+func ValidID(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return false
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		return json.Unmarshal(raw, &s) == nil
+	case 'n':
+		return string(raw) == "null"
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		var n json.Number
+		if json.Unmarshal(raw, &n) != nil {
+			return false
+		}
+		_, err := strconv.ParseFloat(string(n), 64)
+		return err == nil
+	}
+	return false
 }

@@ -214,6 +214,19 @@ func get(t *testing.T, url string) (int, []byte) {
 // the response headers and the decoded body.
 func rpc(t *testing.T, url, body string, headers ...string) (int, http.Header, map[string]any) {
 	t.Helper()
+	resp, b := post(t, url, body, headers...)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	if m == nil && resp.StatusCode == http.StatusOK {
+		t.Fatalf("POST %s: body is not a JSON object: %s", url, b)
+	}
+	return resp.StatusCode, resp.Header, m
+}
+
+// post posts a raw JSON-RPC body with extra headers and returns the
+// response, its body read and closed.
+func post(t *testing.T, url, body string, headers ...string) (*http.Response, []byte) {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -228,12 +241,7 @@ func rpc(t *testing.T, url, body string, headers ...string) (int, http.Header, m
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	if m == nil && resp.StatusCode == http.StatusOK {
-		t.Fatalf("POST %s: body is not a JSON object: %s", url, b)
-	}
-	return resp.StatusCode, resp.Header, m
+	return resp, b
 }
 
 var profileHeader = []string{"A2A-Extensions", a2aserver.ProfileURI}
@@ -1003,17 +1011,7 @@ func TestSDKErrorsSpeakOurWords(t *testing.T) {
 	var errorsSeen int
 	for _, body := range bodies {
 		for _, headers := range [][]string{nil, profileHeader} {
-			req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			for i := 0; i+1 < len(headers); i += 2 {
-				req.Header.Set(headers[i], headers[i+1])
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			resp, b := post(t, url, body, headers...)
 			if resp.StatusCode >= 500 {
 				t.Errorf("%s: HTTP %d %s", body, resp.StatusCode, b)
 			}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -207,24 +206,11 @@ func sdkRefusal(req []byte, code int) (int, string) {
 	if method, ok := jsonobj.String(m["method"]); !ok || method == "" {
 		return jsonrpc.InvalidRequest, "Invalid Request: method must be a non-empty string"
 	}
-	if id, has := m["id"]; has && !rpcID(id) {
+	if id, has := m["id"]; has && !jsonrpc.ValidID(id) {
 		return jsonrpc.InvalidRequest, "Invalid Request: id must be a string, a number or null"
 	}
 	if code == jsonrpc.InvalidRequest {
 		return code, "Invalid Request: the body is not a JSON-RPC 2.0 request this endpoint serves"
 	}
 	return invalidParams, "Invalid params: params are missing or do not have the shape the method's A2A request takes (a member of the wrong JSON type, a part of no known kind, or a number out of range)"
-}
-
-// rpcID reports whether id, valid JSON, is an id a2a-go reads: a string,
-// null, or a number a float64 holds.
-func rpcID(id []byte) bool {
-	switch {
-	case id[0] == '"' || string(id) == "null":
-		return true
-	case id[0] == '-' || id[0] >= '0' && id[0] <= '9':
-		_, err := strconv.ParseFloat(string(id), 64)
-		return err == nil
-	}
-	return false
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	"github.com/storefront/storefront/internal/jsonobj"
 	"github.com/storefront/storefront/internal/jsonrpc"
@@ -99,7 +98,7 @@ func message(raw json.RawMessage) (c rpcCall, why string) {
 		return c, "a message must be a JSON object"
 	}
 	if id, has := m["id"]; has {
-		if !validID(id) {
+		if !jsonrpc.ValidID(id) {
 			return c, "id must be a string, a number or null"
 		}
 		c.id = id
@@ -170,32 +169,6 @@ func nestedDeeperThan(body []byte, limit int) bool {
 		case c == ']' || c == '}':
 			depth--
 		}
-	}
-	return false
-}
-
-// validID reports whether raw is a JSON-RPC id: a string, a number or
-// null.
-func validID(raw json.RawMessage) bool {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return false
-	}
-	switch raw[0] {
-	case '"':
-		var s string
-		return json.Unmarshal(raw, &s) == nil
-	case 'n':
-		return string(raw) == "null"
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		// A number the SDK reads as a float64: one past its range (1e400)
-		// is no id it could answer to.
-		var n json.Number
-		if json.Unmarshal(raw, &n) != nil {
-			return false
-		}
-		_, err := strconv.ParseFloat(string(n), 64)
-		return err == nil
 	}
 	return false
 }
