@@ -291,11 +291,13 @@ func authFailure(env outcome.Envelope, err error) outcome.Outcome {
 }
 
 // ReplyFor is the reply a transport sends for a get_products result: the
-// result's exact payload, its failure marker and its _meta.
+// result's exact payload, its failure marker and its _meta. The payload is
+// the outcome already encoded, so it is not encoded again.
 func ReplyFor(res products.Result) Reply {
-	r := reply(res.Outcome)
-	r.Payload = res.Payload
-	return r
+	if len(res.Payload) == 0 {
+		return reply(res.Outcome)
+	}
+	return sent(res.Outcome, res.Payload)
 }
 
 func reply(o outcome.Outcome) Reply {
@@ -305,6 +307,12 @@ func reply(o outcome.Outcome) Reply {
 		payload, _ = f.Encode()
 		return Reply{Payload: payload, Failed: true, Summary: sanitize.Internal}
 	}
+	return sent(o, payload)
+}
+
+// sent is the reply carrying payload, o encoded, with o's failure marker,
+// slug and summary.
+func sent(o outcome.Outcome, payload []byte) Reply {
 	r := Reply{Payload: payload, Failed: !o.OK()}
 	switch o.Arm() {
 	case outcome.Rejected:

@@ -197,6 +197,9 @@ func markReplayed(payload []byte) []byte {
 // the canonical request hash (the request without its key, with object
 // members sorted).
 func idempotencyOf(args []byte, p products.Principal, tool string) (key, scope, hash string, ok bool) {
+	if !mayHoldKey(args) {
+		return "", "", "", false
+	}
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.UseNumber()
 	var m map[string]any
@@ -222,6 +225,14 @@ func idempotencyOf(args []byte, p products.Principal, tool string) (key, scope, 
 	canon, _ := json.Marshal(m)
 	sum := sha256.Sum256(canon)
 	return k, tool + "|" + p.ID + "|" + string(account), hex.EncodeToString(sum[:]), true
+}
+
+// mayHoldKey is false only for arguments that cannot name an
+// idempotency_key member: the name is not in them, and they have no
+// escape that could spell it. Most calls carry no key, and are not
+// decoded whole to find that out.
+func mayHoldKey(args []byte) bool {
+	return bytes.Contains(args, []byte("idempotency_key")) || bytes.IndexByte(args, '\\') >= 0
 }
 
 func idempotencyKeyOK(k string) bool {

@@ -247,3 +247,16 @@ func TestIdempotencyCapabilities(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayEscapedKeyName: a key whose member name is spelled with
+// escapes is the key all the same, so the shortcut that leaves calls
+// with no key undecoded must not skip it.
+func TestReplayEscapedKeyName(t *testing.T) {
+	env := testenv.Start(t, "--sandbox")
+	cs := kittest.Connect(t, env.BaseURL, kittest.Kit)
+	args := strings.Replace(replayArgs("escaped-name-key-0123456789", ""), `"idempotency_key"`, `"idempotency\u005fkey"`, 1)
+	kittest.WantStatus(t, kittest.GetProducts(t, cs, args), "completed")
+	if got := kittest.GetProducts(t, cs, args); got["replayed"] != true {
+		t.Errorf("the retry of a call whose key name is escaped is not a replay: %v", got)
+	}
+}
