@@ -68,6 +68,8 @@ type Page struct {
 // CompletedBody is the content of a completed answer. Products are the
 // encoded, already screened product objects.
 type CompletedBody struct {
+	// Products are the encoded products, each compact as encoding/json
+	// writes it: Encode splices them in as they are (EncodesCompact).
 	Products   []json.RawMessage
 	CacheScope string // public or account
 	Page       *Page
@@ -320,6 +322,14 @@ type bareFailedWire struct {
 type bareError struct {
 	Code    adcp.Code     `json:"code"`
 	Message sanitize.Text `json:"message"`
+}
+
+// EncodesCompact reports whether what Encode writes for o has no
+// whitespace outside its strings: every arm is encoding/json's output,
+// raw members and the spliced products included, but for the bare error
+// arm, whose context is appended as the buyer spelled it.
+func (o Outcome) EncodesCompact() bool {
+	return o.arm != Failed || !o.failed.bare
 }
 
 // Encode writes o as the flat AdCP object every transport carries. The

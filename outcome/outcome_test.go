@@ -1,6 +1,7 @@
 package outcome_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -318,6 +319,40 @@ func TestDetailsBytes(t *testing.T) {
 		}
 		if string(got) != string(want) {
 			t.Errorf("%s: details encode as %s, want %s", test.name, got, want)
+		}
+	}
+}
+
+// TestEncodesCompact: every arm that says it encodes compact does, even
+// from a context the buyer spaced out and strings holding spaces, and
+// the bare error arm, which keeps the buyer's spelling of its context,
+// does not say so.
+func TestEncodesCompact(t *testing.T) {
+	spaced := outcome.Envelope{Version: env.Version, Context: json.RawMessage("{ \"trace\" : \"a b\",\n\t\"n\": [1, 2] }")}
+	rejected, err := outcome.NewRejected(spaced, outcome.RejectedBody{Reason: text(t, "Not a fit for this seller."), Suggestions: []sanitize.Text{text(t, "Try a larger budget.")}, Slug: "budget_below_minimum"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []outcome.Outcome{
+		outcome.NewCompleted(spaced, outcome.CompletedBody{Products: []json.RawMessage{json.RawMessage(`{"product_id":"p 1","name":"A name"}`), json.RawMessage(`{"product_id":"p2"}`)}, CacheScope: "public", Page: &outcome.Page{}}),
+		outcome.NewCompleted(spaced, outcome.CompletedBody{}),
+		rejected.WithReceipt(outcome.Receipt{Sequence: 3, EntryHash: "ab"}),
+		outcome.NewFailed(spaced, outcome.Error{Code: adcp.InvalidRequest, Message: text(t, "The brief is empty.")}),
+		outcome.NewSubmitted(spaced, "task 1", text(t, "Queued for review.")),
+		outcome.NewBareFailed(spaced, adcp.IdempotencyConflict, text(t, "Use a fresh key.")),
+	} {
+		b, err := o.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c bytes.Buffer
+		if err := json.Compact(&c, b); err != nil {
+			t.Fatal(err)
+		}
+		if compact := c.String() == string(b); o.EncodesCompact() && !compact {
+			t.Errorf("%v says it encodes compact, and wrote %s", o.Arm(), b)
+		} else if !o.EncodesCompact() && compact {
+			t.Errorf("%v says it may not encode compact, and its context is compacted: %s", o.Arm(), b)
 		}
 	}
 }

@@ -20,4 +20,9 @@ type Sent struct {
 	// Summary is a short screened line for transports that want a text
 	// part beside the data.
 	Summary sanitize.Text
+	// Compact is true when Payload is known to have no whitespace
+	// outside its strings (Outcome.EncodesCompact), so a transport that
+	// writes it compacted can copy it as it is without looking. False
+	// says nothing: the payload may be compact or not.
+	Compact bool
 }

@@ -237,6 +237,7 @@ type Catalogue struct {
 	entries []*entry
 	market  merch.Market
 	index   *index
+	lines   relevanceLines
 }
 
 type entry struct {

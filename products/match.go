@@ -10,6 +10,8 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/sanitize"
@@ -384,7 +386,7 @@ func decodeCursor(s string, fp [8]byte) (int, error) {
 // project encodes one product with the requested fields (all when fields
 // is empty; the schema-required ones always, see projects), pricing options narrowed to the
 // requested currencies, and brief_relevance when the brief matched.
-func project(e *entry, fields []string, currencies []string, rel []string, screen *sanitize.Screen, lines map[string]json.RawMessage) json.RawMessage {
+func project(e *entry, fields []string, currencies []string, rel []string, lines *relevanceLines) json.RawMessage {
 	size := 2
 	for _, f := range e.fields {
 		size += len(f.name) + len(f.raw) + 4
@@ -422,21 +424,44 @@ func project(e *entry, fields []string, currencies []string, rel []string, scree
 		write(f.name, f.raw)
 	}
 	if len(rel) > 0 && want("brief_relevance") {
-		// Products of one page mostly share their matched terms, so each
-		// distinct line is screened once per answer.
-		line := "Matches brief terms: " + strings.Join(rel, ", ") + "."
-		raw, ok := lines[line]
-		if !ok {
-			if s, screened := screen.Line(line, 500); screened {
-				raw, _ = json.Marshal(s)
-			}
-			if lines != nil {
-				lines[line] = raw
-			}
-		}
-		if raw != nil {
+		if raw := lines.encoded("Matches brief terms: " + strings.Join(rel, ", ") + "."); raw != nil {
 			write("brief_relevance", raw)
 		}
 	}
 	return append(b, '}')
+}
+
+// relevanceLines are the brief_relevance lines a catalogue's answers have
+// carried, screened and encoded. Products mostly share their matched
+// terms, within an answer and across answers, so each distinct line is
+// screened once per snapshot rather than once per product. A line is
+// made of catalogue words, but their combinations are many: past
+// maxRelevanceLines distinct lines, new ones are screened each time and
+// not kept.
+type relevanceLines struct {
+	m sync.Map // line → json.RawMessage, nil for a line the screen refused
+	n atomic.Int64
+}
+
+const maxRelevanceLines = 4096
+
+// encoded is line, screened with the vendor screen (brief_relevance lists
+// the buyer's own words: it is never screened with the deny-list, or
+// whether it appears would tell the buyer which words it typed form a
+// confidential phrase) and encoded as a JSON string; nil when the screen
+// refuses it. The bytes are shared: they are copied, never written.
+func (l *relevanceLines) encoded(line string) json.RawMessage {
+	if v, ok := l.m.Load(line); ok {
+		return v.(json.RawMessage)
+	}
+	var raw json.RawMessage
+	if s, ok := sanitize.Vendor().Line(line, 500); ok {
+		raw, _ = json.Marshal(s)
+	}
+	if l.n.Load() < maxRelevanceLines {
+		if _, loaded := l.m.LoadOrStore(line, raw); !loaded {
+			l.n.Add(1)
+		}
+	}
+	return raw
 }

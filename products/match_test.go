@@ -2,7 +2,9 @@ package products
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -290,5 +292,32 @@ func TestFindOmitRelevant(t *testing.T) {
 	m = c.Find(Filters{}, nil, "sports", false, relevant)
 	if m.Total != len(testCatalogue())-len(relevant) {
 		t.Errorf("uncurated: %d products, want %d", m.Total, len(testCatalogue())-len(relevant))
+	}
+}
+
+// TestRelevanceLines: a line is screened once and its encoding kept, a
+// line the vendor screen changes is kept screened, and past the bound new
+// lines are still answered but no longer kept.
+func TestRelevanceLines(t *testing.T) {
+	var l relevanceLines
+	got := l.encoded("Matches brief terms: video, sports.")
+	if string(got) != `"Matches brief terms: video, sports."` {
+		t.Fatalf("encoded = %s", got)
+	}
+	if again := l.encoded("Matches brief terms: video, sports."); &again[0] != &got[0] {
+		t.Errorf("the second answer with the same line encoded it again")
+	}
+	if raw := string(l.encoded("Matches brief terms: <b>video</b>.")); strings.Contains(raw, "<b>") {
+		t.Errorf("markup kept in a relevance line: %s", raw)
+	}
+	for i := 0; l.n.Load() < maxRelevanceLines; i++ {
+		l.encoded(fmt.Sprintf("Matches brief terms: w%d.", i))
+	}
+	line := "Matches brief terms: one past the bound."
+	if raw := string(l.encoded(line)); raw != `"`+line+`"` {
+		t.Errorf("past the bound: %s", raw)
+	}
+	if _, kept := l.m.Load(line); kept || l.n.Load() != maxRelevanceLines {
+		t.Errorf("a line past the bound was kept (%d kept)", l.n.Load())
 	}
 }

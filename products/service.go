@@ -808,13 +808,10 @@ func (s *Service) completed(env outcome.Envelope, req *Request, acct Account, sn
 	}
 	entries := m.Page(offset, end-offset)
 	products := make([]json.RawMessage, 0, len(entries))
-	lines := map[string]json.RawMessage{}
 	for _, e := range entries {
 		// brief_relevance lists the buyer's own words that the product's
-		// public text matched: it is screened like the buyer's words,
-		// never with the deny-list, or whether it appears would tell the
-		// buyer which words it typed form a confidential phrase.
-		products = append(products, project(e, req.Fields, req.Filters.PricingCurrencies, m.relevance(e), sanitize.Vendor(), lines))
+		// public text matched, screened as relevanceLines says.
+		products = append(products, project(e, req.Fields, req.Filters.PricingCurrencies, m.relevance(e), &snap.Catalogue.lines))
 	}
 	scope := "public"
 	if req.Account != nil {

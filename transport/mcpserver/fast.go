@@ -142,7 +142,7 @@ func writeAnswer(buf *bytes.Buffer, id json.RawMessage, reply agent.Reply) error
 	buf.WriteString(`"content":[{"type":"text","text":`)
 	writeString(buf, reply.Payload)
 	buf.WriteString(`}],"structuredContent":`)
-	if compact(reply.Payload) {
+	if reply.Compact || compact(reply.Payload) {
 		buf.Write(reply.Payload)
 	} else if err := json.Compact(buf, reply.Payload); err != nil {
 		return err
