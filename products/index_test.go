@@ -361,6 +361,9 @@ func TestIndexedFindMatchesDefinition(t *testing.T) {
 			if len(m.Page(len(wantIDs), size)) != 0 || len(m.Page(-1, size)) != 0 {
 				t.Fatal("a page past the end or before the start is not empty")
 			}
+			// The next brief's sets and scores are carved from these
+			// words again, as a served request's are.
+			m.Release()
 		}
 	})
 }
@@ -491,6 +494,7 @@ func TestScoringAtSizeMatchesDefinition(t *testing.T) {
 					t.Fatalf("%s: relevance %v, want %v", e.p.ProductID, got, matched)
 				}
 			}
+			m.Release()
 		}
 	})
 }

@@ -38,6 +38,42 @@ type Match struct {
 	// catalogue order after every scored one; nil when the answer keeps
 	// only relevant products.
 	rest bitset
+	// scratch holds rest and the scores' words until Release.
+	scratch *scratch
+}
+
+// scratch is the words a match's bit sets and score planes are carved
+// from: one buffer per request, pooled, so that a brief over a large
+// catalogue does not allocate its sets anew on every call.
+type scratch struct{ buf []uint64 }
+
+var scratches = sync.Pool{New: func() any { return new(scratch) }}
+
+// take returns n zeroed words, newly allocated from a nil scratch. When
+// the buffer is full a larger one replaces it; the words taken before
+// keep the old one.
+func (s *scratch) take(n int) []uint64 {
+	if s == nil {
+		return make([]uint64, n)
+	}
+	if len(s.buf)+n > cap(s.buf) {
+		s.buf = make([]uint64, 0, max(2*cap(s.buf), n, 512))
+	}
+	out := s.buf[len(s.buf) : len(s.buf)+n]
+	s.buf = s.buf[:len(s.buf)+n]
+	clear(out)
+	return out
+}
+
+// Release hands the match's words back for the next request. The match
+// must not be read afterwards; what Page returned stays valid.
+func (m *Match) Release() {
+	if m.scratch == nil {
+		return
+	}
+	m.scratch.buf = m.scratch.buf[:0]
+	scratches.Put(m.scratch)
+	m.scratch, m.ranked, m.rest = nil, nil, nil
 }
 
 // filter is one structured filter: the products that pass it.
@@ -180,8 +216,9 @@ func overlaps(a, b []string) bool {
 // excluded. It goes a word of 64 products at a time: what passes the
 // filters before each one and what passes those after it are words, not
 // sets, so the one set it makes is the answer.
-func (c *Catalogue) passing(fs []filter, excluded map[string]int) bitset {
-	out := c.index.priced.clone()
+func (c *Catalogue) passing(fs []filter, excluded map[string]int, sc *scratch) bitset {
+	out := bitset(sc.take(len(c.index.priced)))
+	copy(out, c.index.priced)
 	if excluded == nil {
 		for _, f := range fs {
 			out.and(f.pass)
@@ -236,17 +273,17 @@ func (c *Catalogue) Offers(id string, f Filters, geo []string) (bool, string) {
 // Any reports whether any product passes the filters: what a suggestion
 // check needs, without ranking.
 func (c *Catalogue) Any(f Filters, geo []string) bool {
-	return c.passing(c.filters(f, geo), nil).any()
+	return c.passing(c.filters(f, geo), nil, nil).any()
 }
 
 // Find filters and ranks the catalogue for a request. text is the brief
 // prose (or refine asks); curate keeps only products the text is relevant to
 // when any is; omit lists product ids the buyer asked to leave out.
 func (c *Catalogue) Find(f Filters, geo []string, text string, curate bool, omit map[string]bool) *Match {
-	m := &Match{Considered: len(c.entries), Excluded: map[string]int{}, found: c.foundTerms(briefTerms(text)), c: c}
-	pass := c.passing(c.filters(f, geo), m.Excluded)
+	m := &Match{Considered: len(c.entries), Excluded: map[string]int{}, found: c.foundTerms(briefTerms(text)), c: c, scratch: scratches.Get().(*scratch)}
+	pass := c.passing(c.filters(f, geo), m.Excluded, m.scratch)
 	if len(m.found) > 0 {
-		m.ranked = c.score(pass, m.found)
+		m.ranked = c.score(pass, m.found, m.scratch)
 	}
 	// Whether to keep only relevant products is decided before the
 	// buyer's omissions: omitting every relevant product leaves none,

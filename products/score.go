@@ -15,11 +15,13 @@ type scores struct {
 	scored bitset
 	// n is how many products scored counts.
 	n int
+	// sc is where planes, scored and each's masks are taken from.
+	sc *scratch
 }
 
 // score adds up, for the products in pass, the weights of the terms of a
 // brief they carry (found, the terms the catalogue has).
-func (c *Catalogue) score(pass bitset, found []*term) *scores {
+func (c *Catalogue) score(pass bitset, found []*term, sc *scratch) *scores {
 	var top int64
 	for _, x := range found {
 		top += int64(x.max)
@@ -29,7 +31,7 @@ func (c *Catalogue) score(pass bitset, found []*term) *scores {
 	// above 3, so top stays far below 2^31.
 	k := bits.Len64(uint64(top))
 	words := len(pass)
-	s := &scores{k: k, planes: make([]uint64, words*k), scored: newBitset(c.index.n)}
+	s := &scores{k: k, planes: sc.take(words * k), scored: sc.take((c.index.n + 63) / 64), sc: sc}
 	for _, x := range found {
 		if x.planes != nil {
 			s.addPlanes(x, pass)
@@ -114,7 +116,7 @@ func (s *scores) each(skip int, fn func(int) bool) {
 	words := len(s.scored)
 	// masks[j] holds the set being split on plane j-1; masks[k] is the
 	// scored set itself.
-	buf := make([]uint64, words*s.k)
+	buf := s.sc.take(words * s.k)
 	masks := make([]bitset, s.k+1)
 	for j := range s.k {
 		masks[j] = buf[j*words : (j+1)*words]

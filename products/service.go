@@ -787,6 +787,7 @@ func (s *Service) completed(env outcome.Envelope, req *Request, acct Account, sn
 		return outcome.Outcome{}, e
 	}
 	m := snap.Catalogue.Find(req.Filters, req.GeoCountries, text, req.BuyingMode != "wholesale", omit)
+	defer m.Release() // the page's products are encoded before this returns
 	trace.Considered, trace.Matched, trace.Excluded = m.Considered, m.Total, m.Excluded
 
 	fp := fingerprint([]byte(fmt.Sprintf("%s|%d|%d", snap.Publisher.ID, snap.CatalogueVersion, snap.RulebookVersion)), queryKey(req))
