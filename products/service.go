@@ -790,10 +790,19 @@ func (s *Service) completed(env outcome.Envelope, req *Request, acct Account, sn
 	defer m.Release() // the page's products are encoded before this returns
 	trace.Considered, trace.Matched, trace.Excluded = m.Considered, m.Total, m.Excluded
 
-	fp := fingerprint([]byte(fmt.Sprintf("%s|%d|%d", snap.Publisher.ID, snap.CatalogueVersion, snap.RulebookVersion)), queryKey(req))
+	// The cursor's fingerprint is needed only to read a cursor or to
+	// issue one.
+	var fp [8]byte
+	fingered := false
+	finger := func() [8]byte {
+		if !fingered {
+			fp, fingered = fingerprint([]byte(fmt.Sprintf("%s|%d|%d", snap.Publisher.ID, snap.CatalogueVersion, snap.RulebookVersion)), queryKey(req)), true
+		}
+		return fp
+	}
 	offset := 0
 	if req.Pagination.Cursor != "" {
-		o, err := decodeCursor(req.Pagination.Cursor, fp)
+		o, err := decodeCursor(req.Pagination.Cursor, finger())
 		if err != nil || o > m.Total {
 			e := ErrorOf(snap.Screen, adcp.InvalidRequest, "pagination.cursor", errBadCursor.Error(), nil)
 			return outcome.Outcome{}, &e
@@ -805,7 +814,7 @@ func (s *Service) completed(env outcome.Envelope, req *Request, acct Account, sn
 	total := m.Total
 	page.Total = &total
 	if page.HasMore {
-		page.Cursor = cursor{offset: end, fingerprint: fp}.encode()
+		page.Cursor = cursor{offset: end, fingerprint: finger()}.encode()
 	}
 	entries := m.Page(offset, end-offset)
 	products := make([]json.RawMessage, 0, len(entries))
