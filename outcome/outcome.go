@@ -70,7 +70,11 @@ type Page struct {
 type CompletedBody struct {
 	// Products are the encoded products, each compact as encoding/json
 	// writes it: Encode splices them in as they are (EncodesCompact).
-	Products   []json.RawMessage
+	Products []json.RawMessage
+	// Writer, when set, writes the products instead, straight into the
+	// encoded answer, so that they are not encoded into buffers of their
+	// own first; Products is then ignored.
+	Writer     ProductWriter
 	CacheScope string // public or account
 	Page       *Page
 	Sandbox    bool
@@ -81,6 +85,18 @@ type CompletedBody struct {
 	// Warnings are non-fatal advisories; they ride in errors[] on the
 	// completed arm and never in adcp_error.
 	Warnings []Error
+}
+
+// ProductWriter writes a completed answer's products into its encoding.
+type ProductWriter interface {
+	// Count is the number of products.
+	Count() int
+	// Size is about how many bytes Append writes, for sizing the
+	// answer's buffer.
+	Size() int
+	// Append appends the products, compact as encoding/json writes them
+	// and separated by commas, to dst: the same bytes on every call.
+	Append(dst []byte) []byte
 }
 
 // Refinement answers one refine entry.
@@ -220,6 +236,9 @@ func (o Outcome) ProductCount() int {
 	if o.completed == nil {
 		return 0
 	}
+	if w := o.completed.Writer; w != nil {
+		return w.Count()
+	}
 	return len(o.completed.Products)
 }
 
@@ -348,7 +367,7 @@ func (o Outcome) Encode() ([]byte, error) {
 			Pagination: c.Page, RefinementApplied: c.Refinement, FilterDiagnostics: c.Diagnostics,
 			Errors: c.Warnings, Sandbox: c.Sandbox, Replayed: o.replayed, Context: o.env.Context,
 		})
-		if err != nil || len(c.Products) == 0 {
+		if err != nil || o.ProductCount() == 0 {
 			return head, err
 		}
 		const empty = `,"products":[]`
@@ -358,16 +377,23 @@ func (o Outcome) Encode() ([]byte, error) {
 		}
 		at += len(empty) - 1
 		n := len(head) + len(c.Products)
+		if c.Writer != nil {
+			n += c.Writer.Size()
+		}
 		for _, p := range c.Products {
 			n += len(p)
 		}
 		out := make([]byte, 0, n)
 		out = append(out, head[:at]...)
-		for i, p := range c.Products {
-			if i > 0 {
-				out = append(out, ',')
+		if c.Writer != nil {
+			out = c.Writer.Append(out)
+		} else {
+			for i, p := range c.Products {
+				if i > 0 {
+					out = append(out, ',')
+				}
+				out = append(out, p...)
 			}
-			out = append(out, p...)
 		}
 		return append(out, head[at:]...), nil
 	case Rejected:

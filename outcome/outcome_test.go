@@ -356,3 +356,42 @@ func TestEncodesCompact(t *testing.T) {
 		}
 	}
 }
+
+// joined is a ProductWriter over products already encoded.
+type joined []json.RawMessage
+
+func (j joined) Count() int { return len(j) }
+func (j joined) Size() int  { return 0 } // too small: Encode must grow past it
+func (j joined) Append(dst []byte) []byte {
+	for i, p := range j {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, p...)
+	}
+	return dst
+}
+
+// TestCompletedWriter: products written by a ProductWriter encode exactly
+// as the same products given encoded, and are counted.
+func TestCompletedWriter(t *testing.T) {
+	ps := []json.RawMessage{json.RawMessage(`{"product_id":"p1"}`), json.RawMessage(`{"product_id":"p2","name":"Two"}`)}
+	body := outcome.CompletedBody{CacheScope: "account", Page: &outcome.Page{HasMore: true, Cursor: "c"}, Sandbox: true}
+	given, written := body, body
+	given.Products, written.Writer = ps, joined(ps)
+	a, err := outcome.NewCompleted(env, given).Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := outcome.NewCompleted(env, written)
+	b, err := w.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(a) != string(b) || w.ProductCount() != 2 {
+		t.Errorf("written: %s (%d products)\ngiven:   %s", b, w.ProductCount(), a)
+	}
+	if b, _ := outcome.NewCompleted(env, outcome.CompletedBody{Writer: joined(nil)}).Encode(); !strings.Contains(string(b), `"products":[]`) {
+		t.Errorf("no products written: %s", b)
+	}
+}

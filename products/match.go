@@ -420,15 +420,45 @@ func decodeCursor(s string, fp [8]byte) (int, error) {
 	return int(binary.BigEndian.Uint32(b[:4])), nil
 }
 
-// project encodes one product with the requested fields (all when fields
-// is empty; the schema-required ones always, see projects), pricing options narrowed to the
-// requested currencies, and brief_relevance when the brief matched.
-func project(e *entry, fields []string, currencies []string, rel []string, lines *relevanceLines) json.RawMessage {
-	size := 2
-	for _, f := range e.fields {
-		size += len(f.name) + len(f.raw) + 4
+// pageWriter writes a completed answer's products (outcome.ProductWriter):
+// each entry projected as the request asks, straight into the encoded
+// answer rather than into a buffer of its own first.
+type pageWriter struct {
+	entries    []*entry
+	fields     []string
+	currencies []string
+	// relevance is each entry's brief_relevance, encoded; nil for none.
+	relevance []json.RawMessage
+}
+
+func (p *pageWriter) Count() int { return len(p.entries) }
+
+func (p *pageWriter) Size() int {
+	n := len(p.entries)
+	for i, e := range p.entries {
+		n += 2 + len(p.relevance[i]) + len(`,"brief_relevance":`)
+		for _, f := range e.fields {
+			n += len(f.name) + len(f.raw) + 4
+		}
 	}
-	b := make([]byte, 0, size+128)
+	return n
+}
+
+func (p *pageWriter) Append(dst []byte) []byte {
+	for i, e := range p.entries {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendProduct(dst, e, p.fields, p.currencies, p.relevance[i])
+	}
+	return dst
+}
+
+// appendProduct appends one product encoded with the requested fields
+// (all when fields is empty; the schema-required ones always, see
+// projects), pricing options narrowed to the requested currencies, and
+// rel, the encoded brief_relevance, when there is one and it is asked for.
+func appendProduct(b []byte, e *entry, fields []string, currencies []string, rel json.RawMessage) []byte {
 	b = append(b, '{')
 	n := 0
 	// Field names are fixed ASCII identifiers: no escaping needed.
@@ -460,10 +490,8 @@ func project(e *entry, fields []string, currencies []string, rel []string, lines
 		}
 		write(f.name, f.raw)
 	}
-	if len(rel) > 0 && want("brief_relevance") {
-		if raw := lines.encoded("Matches brief terms: " + strings.Join(rel, ", ") + "."); raw != nil {
-			write("brief_relevance", raw)
-		}
+	if rel != nil && want("brief_relevance") {
+		write("brief_relevance", rel)
 	}
 	return append(b, '}')
 }

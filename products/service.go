@@ -817,18 +817,23 @@ func (s *Service) completed(env outcome.Envelope, req *Request, acct Account, sn
 		page.Cursor = cursor{offset: end, fingerprint: finger()}.encode()
 	}
 	entries := m.Page(offset, end-offset)
-	products := make([]json.RawMessage, 0, len(entries))
-	for _, e := range entries {
-		// brief_relevance lists the buyer's own words that the product's
-		// public text matched, screened as relevanceLines says.
-		products = append(products, project(e, req.Fields, req.Filters.PricingCurrencies, m.relevance(e), &snap.Catalogue.lines))
+	products := &pageWriter{entries: entries, fields: req.Fields, currencies: req.Filters.PricingCurrencies, relevance: make([]json.RawMessage, len(entries))}
+	if projects(req.Fields, "brief_relevance") {
+		for i, e := range entries {
+			// brief_relevance lists the buyer's own words that the
+			// product's public text matched, screened as relevanceLines
+			// says.
+			if rel := m.relevance(e); len(rel) > 0 {
+				products.relevance[i] = snap.Catalogue.lines.encoded("Matches brief terms: " + strings.Join(rel, ", ") + ".")
+			}
+		}
 	}
 	scope := "public"
 	if req.Account != nil {
 		scope = "account"
 	}
-	body := outcome.CompletedBody{Products: products, CacheScope: scope, Page: page, Sandbox: acct.Sandbox, Refinement: refinement, Warnings: warnings}
-	if len(products) == 0 && len(m.Excluded) > 0 {
+	body := outcome.CompletedBody{Writer: products, CacheScope: scope, Page: page, Sandbox: acct.Sandbox, Refinement: refinement, Warnings: warnings}
+	if len(entries) == 0 && len(m.Excluded) > 0 {
 		excluded := map[string]any{}
 		for k, n := range m.Excluded {
 			excluded[k] = map[string]any{"count": n}
