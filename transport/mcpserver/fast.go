@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -101,57 +102,64 @@ func serveFast(ctx context.Context, a *agent.Agent, w http.ResponseWriter, r *ht
 		// unknown tool, which nothing has been written for yet.
 		return false
 	}
-	buf := answers.Get().(*bytes.Buffer)
+	buf := answers.Get().(*[]byte)
 	defer answers.Put(buf)
-	buf.Reset()
-	if err := writeAnswer(buf, c.id, reply); err != nil {
+	out, err := appendAnswer((*buf)[:0], c.id, reply)
+	if err != nil {
 		a.Log.Error("encoding an MCP answer failed", "tool", c.tool, "err", err)
-		buf.Reset()
-		_ = writeAnswer(buf, c.id, a.InternalReply(c.args))
+		out, _ = appendAnswer((*buf)[:0], c.id, a.InternalReply(c.args))
 	}
+	*buf = out
 	hd := w.Header()
 	hd.Set("Cache-Control", "no-cache, no-transform")
 	hd.Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = w.Write(out)
 	return true
 }
 
-var answers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+var answers = sync.Pool{New: func() any { return new([]byte) }}
 
-// writeAnswer writes the JSON-RPC response to id carrying reply as the
-// tool result Result builds: _meta, the payload as text, the payload as
-// structuredContent, and isError for the failed arm; in the order and
-// spelling of the SDK's encoder, which compacts raw JSON and escapes <, >
-// and & in strings as encoding/json does.
-func writeAnswer(buf *bytes.Buffer, id json.RawMessage, reply agent.Reply) error {
-	buf.WriteString(`{"jsonrpc":"2.0","id":`)
-	buf.Write(id)
-	buf.WriteString(`,"result":{`)
+// appendAnswer appends to out the JSON-RPC response to id carrying reply
+// as the tool result Result builds: _meta, the payload as text, the
+// payload as structuredContent, and isError for the failed arm; in the
+// order and spelling of the SDK's encoder, which compacts raw JSON and
+// escapes <, > and & in strings as encoding/json does.
+func appendAnswer(out []byte, id json.RawMessage, reply agent.Reply) ([]byte, error) {
+	// The text mirror is the payload escaped, a little longer than it.
+	if need := 2*len(reply.Payload) + len(reply.Payload)/8 + 256; cap(out)-len(out) < need {
+		out = append(make([]byte, 0, len(out)+need), out...)
+	}
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, id...)
+	out = append(out, `,"result":{`...)
 	if m := agent.MetaOf(reply); !m.IsZero() {
 		// Meta's members are declared in the order of their names, as
 		// the SDK writes the map Result makes of them.
 		meta, err := json.Marshal(m)
 		if err != nil {
-			return err
+			return out, err
 		}
-		buf.WriteString(`"_meta":`)
-		buf.Write(meta)
-		buf.WriteByte(',')
+		out = append(out, `"_meta":`...)
+		out = append(out, meta...)
+		out = append(out, ',')
 	}
-	buf.WriteString(`"content":[{"type":"text","text":`)
-	writeString(buf, reply.Payload)
-	buf.WriteString(`}],"structuredContent":`)
+	out = append(out, `"content":[{"type":"text","text":`...)
+	out = appendString(out, reply.Payload)
+	out = append(out, `}],"structuredContent":`...)
 	if reply.Compact || compact(reply.Payload) {
-		buf.Write(reply.Payload)
-	} else if err := json.Compact(buf, reply.Payload); err != nil {
-		return err
+		out = append(out, reply.Payload...)
+	} else {
+		b := bytes.NewBuffer(out)
+		if err := json.Compact(b, reply.Payload); err != nil {
+			return b.Bytes(), err
+		}
+		out = b.Bytes()
 	}
 	if reply.Failed {
-		buf.WriteString(`,"isError":true`)
+		out = append(out, `,"isError":true`...)
 	}
-	buf.WriteString("}}")
-	return nil
+	return append(out, "}}"...), nil
 }
 
 // compact reports whether b, valid JSON, has no whitespace outside its
@@ -203,9 +211,9 @@ const (
 )
 
 // unplain flags, in the high bit of each byte of w, the bytes that are not
-// plain: a control character, one of ", \\, <, > and &, or a byte of a
+// plain: a control character, one of ", \, <, > and &, or a byte of a
 // multi-byte character. A flag can be false above a true one (a borrow),
-// never below it: the lowest is always right, which is all writeString
+// never below it: the lowest is always right, which is all appendString
 // reads.
 func unplain(w uint64) uint64 {
 	q, bs, lt, gt, amp := w^('"'*ones), w^('\\'*ones), w^('<'*ones), w^('>'*ones), w^('&'*ones)
@@ -231,63 +239,76 @@ func skipWords(b []byte, i int, flags func(uint64) uint64) int {
 	return i
 }
 
-// writeString writes b as a JSON string exactly as encoding/json writes a
-// Go string: ", \ and the control characters escaped, <, > and & as
-// \u escapes, invalid UTF-8 as U+FFFD, and U+2028 and U+2029 escaped. It
-// appends to the buffer's free space in one pass, runs of plain bytes
-// copied at once.
-func writeString(buf *bytes.Buffer, b []byte) {
-	buf.Grow(len(b) + len(b)/8 + 2)
-	out := append(buf.AvailableBuffer(), '"')
-	start := 0
+// appendString appends b as a JSON string exactly as encoding/json writes
+// a Go string: ", \ and the control characters escaped, <, > and & as \u
+// escapes, invalid UTF-8 as U+FFFD, and U+2028 and U+2029 escaped. It
+// reads b eight bytes at a time and copies each word to out before
+// looking at it: a word of plain bytes is then done, and one with a byte
+// to escape is kept up to that byte. out is kept at least 16 bytes longer
+// than what is written, room for a word or the longest escape.
+func appendString(out []byte, b []byte) []byte {
+	out = append(out, '"')
+	n := len(out)
+	out = out[:cap(out)]
 	for i := 0; i < len(b); {
-		if i = skipWords(b, i, unplain); i == len(b) {
-			break
+		if len(out)-n < 16 {
+			out = slices.Grow(out[:n], 2*(len(b)-i)+16)
+			out = out[:cap(out)]
+		}
+		if i+8 <= len(b) {
+			w := binary.LittleEndian.Uint64(b[i:])
+			binary.LittleEndian.PutUint64(out[n:], w)
+			m := unplain(w)
+			if m == 0 {
+				i += 8
+				n += 8
+				continue
+			}
+			k := bits.TrailingZeros64(m) / 8
+			i += k
+			n += k
 		}
 		c := b[i]
 		if c < utf8.RuneSelf {
+			i++
 			if plain[c] {
-				i++
+				out[n] = c
+				n++
 				continue
 			}
-			out = append(out, b[start:i]...)
+			out[n] = '\\'
 			switch c {
 			case '"', '\\':
-				out = append(out, '\\', c)
+				out[n+1] = c
 			case '\b':
-				out = append(out, '\\', 'b')
+				out[n+1] = 'b'
 			case '\f':
-				out = append(out, '\\', 'f')
+				out[n+1] = 'f'
 			case '\n':
-				out = append(out, '\\', 'n')
+				out[n+1] = 'n'
 			case '\r':
-				out = append(out, '\\', 'r')
+				out[n+1] = 'r'
 			case '\t':
-				out = append(out, '\\', 't')
+				out[n+1] = 't'
 			default:
-				out = append(out, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+				out[n+1], out[n+2], out[n+3], out[n+4], out[n+5] = 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf]
+				n += 4
 			}
-			i++
-			start = i
+			n += 2
 			continue
 		}
 		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size == 1 {
-			out = append(out, b[start:i]...)
-			out = append(out, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			out = append(out, b[start:i]...)
-			out = append(out, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
+		switch {
+		case r == utf8.RuneError && size == 1:
+			n += copy(out[n:], `\ufffd`)
+		case r == '\u2028' || r == '\u2029':
+			n += copy(out[n:], `\u202`)
+			out[n] = hexDigits[r&0xf]
+			n++
+		default:
+			n += copy(out[n:], b[i:i+size])
 		}
 		i += size
 	}
-	out = append(out, b[start:]...)
-	buf.Write(append(out, '"'))
+	return append(out[:n], '"')
 }
