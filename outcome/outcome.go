@@ -1,7 +1,6 @@
 package outcome
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 
@@ -357,45 +356,7 @@ func (o Outcome) Encode() ([]byte, error) {
 	v := o.env.Version.String()
 	switch o.arm {
 	case Completed:
-		c := o.completed
-		// The products are most of the bytes and are already encoded, so
-		// they are spliced in rather than passed through json.Marshal,
-		// which would re-scan each one. The rest is marshalled with an
-		// empty products array, which comes right after the version.
-		head, err := json.Marshal(CompletedWire{
-			Status: "completed", AdcpVersion: v, Products: []json.RawMessage{}, CacheScope: c.CacheScope,
-			Pagination: c.Page, RefinementApplied: c.Refinement, FilterDiagnostics: c.Diagnostics,
-			Errors: c.Warnings, Sandbox: c.Sandbox, Replayed: o.replayed, Context: o.env.Context,
-		})
-		if err != nil || o.ProductCount() == 0 {
-			return head, err
-		}
-		const empty = `,"products":[]`
-		at := bytes.Index(head, []byte(empty))
-		if at < 0 {
-			return nil, errors.New("outcome: products array not found while encoding")
-		}
-		at += len(empty) - 1
-		n := len(head) + len(c.Products)
-		if c.Writer != nil {
-			n += c.Writer.Size()
-		}
-		for _, p := range c.Products {
-			n += len(p)
-		}
-		out := make([]byte, 0, n)
-		out = append(out, head[:at]...)
-		if c.Writer != nil {
-			out = c.Writer.Append(out)
-		} else {
-			for i, p := range c.Products {
-				if i > 0 {
-					out = append(out, ',')
-				}
-				out = append(out, p...)
-			}
-		}
-		return append(out, head[at:]...), nil
+		return o.encodeCompleted(v)
 	case Rejected:
 		r := o.rejected
 		return json.Marshal(RejectedWire{

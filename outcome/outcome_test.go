@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/internal/spectest"
@@ -394,4 +396,73 @@ func TestCompletedWriter(t *testing.T) {
 	if b, _ := outcome.NewCompleted(env, outcome.CompletedBody{Writer: joined(nil)}).Encode(); !strings.Contains(string(b), `"products":[]`) {
 		t.Errorf("no products written: %s", b)
 	}
+}
+
+// TestCompletedEncodingIsCompletedWire: the completed arm, written by
+// hand, is byte for byte json.Marshal of CompletedWire with the same
+// values, whatever members are set and whatever their strings hold.
+func TestCompletedEncodingIsCompletedWire(t *testing.T) {
+	str := rapid.StringOfN(rapid.SampledFrom([]rune("ab <>&\"\\\u2028é\x01\x7f")), 0, 12, -1)
+	rapid.Check(t, func(t *rapid.T) {
+		var ctx json.RawMessage
+		switch rapid.IntRange(0, 3).Draw(t, "context") {
+		case 1:
+			ctx = json.RawMessage(`{ "trace" : "<a&b>", "n": [1, 2.50] }`)
+		case 2:
+			ctx = json.RawMessage(`null`)
+		case 3:
+			c, _ := json.Marshal(map[string]string{"k": str.Draw(t, "ctx")})
+			ctx = c
+		}
+		e := outcome.Envelope{Version: env.Version, Context: ctx}
+		var ps []json.RawMessage
+		for i := range rapid.IntRange(0, 3).Draw(t, "products") {
+			p, _ := json.Marshal(map[string]any{"product_id": fmt.Sprint("p", i), "name": str.Draw(t, "name")})
+			ps = append(ps, p)
+		}
+		body := outcome.CompletedBody{Products: ps, CacheScope: rapid.SampledFrom([]string{"", "public", "account"}).Draw(t, "scope"), Sandbox: rapid.Bool().Draw(t, "sandbox")}
+		if rapid.Bool().Draw(t, "page") {
+			body.Page = &outcome.Page{HasMore: rapid.Bool().Draw(t, "more"), Cursor: str.Draw(t, "cursor")}
+			if rapid.Bool().Draw(t, "total") {
+				n := rapid.IntRange(-1, 1<<40).Draw(t, "count")
+				body.Page.Total = &n
+			}
+		}
+		for range rapid.IntRange(0, 2).Draw(t, "refinements") {
+			body.Refinement = append(body.Refinement, outcome.Refinement{Scope: "request", Status: "applied", ProductID: str.Draw(t, "id")})
+		}
+		if rapid.Bool().Draw(t, "diagnostics") {
+			body.Diagnostics = map[string]any{"semantics": "only", "excluded_by": map[string]any{str.Draw(t, "filter"): map[string]any{"count": 2}}}
+		}
+		if rapid.Bool().Draw(t, "warnings") {
+			body.Warnings = []outcome.Error{{Code: adcp.InvalidRequest, Message: sanitize.Const("a warning")}}
+		}
+		o := outcome.NewCompleted(e, body)
+		replayed := rapid.Bool().Draw(t, "replayed")
+		if replayed {
+			o = o.Replayed()
+		}
+		got, err := o.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		scope := body.CacheScope
+		if scope == "" {
+			scope = "public"
+		}
+		if ps == nil {
+			ps = []json.RawMessage{}
+		}
+		want, err := json.Marshal(outcome.CompletedWire{
+			Status: "completed", AdcpVersion: env.Version.String(), Products: ps, CacheScope: scope,
+			Pagination: body.Page, RefinementApplied: body.Refinement, FilterDiagnostics: body.Diagnostics,
+			Errors: body.Warnings, Sandbox: body.Sandbox, Replayed: replayed, Context: ctx,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Fatalf("wrote\n%s\njson.Marshal writes\n%s", got, want)
+		}
+	})
 }

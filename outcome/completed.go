@@ -1,0 +1,116 @@
+package outcome
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// encodeCompleted writes the completed arm as json.Marshal writes
+// CompletedWire, member for member, with the products written in place
+// rather than marshalled: the answer's head is a handful of short members
+// that reflection would spend more on than the writing, and the products
+// are most of the bytes. The members whose values are lists or maps are
+// still marshalled. TestCompletedEncodingIsCompletedWire holds the two
+// to the same bytes.
+func (o Outcome) encodeCompleted(v string) ([]byte, error) {
+	c := o.completed
+	var tail [][]byte // the marshalled members, in order
+	for _, m := range []struct {
+		key   string
+		value any
+		set   bool
+	}{
+		{"refinement_applied", c.Refinement, len(c.Refinement) > 0},
+		{"filter_diagnostics", c.Diagnostics, len(c.Diagnostics) > 0},
+		{"errors", c.Warnings, len(c.Warnings) > 0},
+	} {
+		if !m.set {
+			continue
+		}
+		b, err := json.Marshal(m.value)
+		if err != nil {
+			return nil, err
+		}
+		tail = append(tail, append([]byte(`,"`+m.key+`":`), b...))
+	}
+	var ctx []byte
+	if len(o.env.Context) > 0 {
+		// As json.Marshal writes a RawMessage: compacted, HTML escaped,
+		// and refused when it is not JSON.
+		var err error
+		if ctx, err = json.Marshal(o.env.Context); err != nil {
+			return nil, err
+		}
+	}
+	n := 160 + len(v) + len(c.CacheScope) + len(ctx)
+	if c.Page != nil {
+		n += len(c.Page.Cursor)
+	}
+	for _, t := range tail {
+		n += len(t)
+	}
+	if c.Writer != nil {
+		n += c.Writer.Size()
+	}
+	for _, p := range c.Products {
+		n += len(p) + 1
+	}
+	out := make([]byte, 0, n)
+	out = append(out, `{"status":"completed","adcp_version":`...)
+	out = appendText(out, v)
+	out = append(out, `,"products":[`...)
+	if c.Writer != nil {
+		out = c.Writer.Append(out)
+	} else {
+		for i, p := range c.Products {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, p...)
+		}
+	}
+	out = append(out, `],"cache_scope":`...)
+	out = appendText(out, c.CacheScope)
+	if p := c.Page; p != nil {
+		out = append(out, `,"pagination":{"has_more":`...)
+		out = strconv.AppendBool(out, p.HasMore)
+		if p.Cursor != "" {
+			out = append(out, `,"cursor":`...)
+			out = appendText(out, p.Cursor)
+		}
+		if p.Total != nil {
+			out = append(out, `,"total_count":`...)
+			out = strconv.AppendInt(out, int64(*p.Total), 10)
+		}
+		out = append(out, '}')
+	}
+	for _, t := range tail {
+		out = append(out, t...)
+	}
+	if c.Sandbox {
+		out = append(out, `,"sandbox":true`...)
+	}
+	if o.replayed {
+		out = append(out, `,"replayed":true`...)
+	}
+	if ctx != nil {
+		out = append(out, `,"context":`...)
+		out = append(out, ctx...)
+	}
+	return append(out, '}'), nil
+}
+
+// appendText appends s as encoding/json writes a string: as it is when
+// it is printable ASCII with nothing to escape, through json.Marshal
+// otherwise.
+func appendText(out []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s)
+			return append(out, b...)
+		}
+	}
+	out = append(out, '"')
+	out = append(out, s...)
+	return append(out, '"')
+}
