@@ -215,10 +215,13 @@ const (
 // multi-byte character. A flag can be false above a true one (a borrow),
 // never below it: the lowest is always right, which is all appendString
 // reads.
+//
+// " (0x22) and & (0x26) differ only in bit 0x04, < (0x3c) and > (0x3e)
+// only in bit 0x02, so each pair is one zero-byte test with that bit
+// masked off.
 func unplain(w uint64) uint64 {
-	q, bs, lt, gt, amp := w^('"'*ones), w^('\\'*ones), w^('<'*ones), w^('>'*ones), w^('&'*ones)
-	return (w | (w-0x20*ones)&^w |
-		(q-ones)&^q | (bs-ones)&^bs | (lt-ones)&^lt | (gt-ones)&^gt | (amp-ones)&^amp) & highs
+	qa, bs, ltgt := (w^('"'*ones))&^(0x04*ones), w^('\\'*ones), (w^('<'*ones))&^(0x02*ones)
+	return (w | (w-0x20*ones)&^w | (qa-ones)&^qa | (bs-ones)&^bs | (ltgt-ones)&^ltgt) & highs
 }
 
 // quoteOrBackslash flags, as unplain does, the quotes and backslashes of w.

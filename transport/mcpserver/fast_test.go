@@ -14,7 +14,7 @@ import (
 // characters, HTML characters, invalid UTF-8 and line separators included,
 // at every position of the eight bytes it scans at a time.
 func TestWriteStringIsEncodingJSON(t *testing.T) {
-	alphabet := []byte("aaaaaaaaaaaa \"\\<>&\b\f\n\r\t\x00\x1f\x20\x7f\x80\xe2\x80\xa8\xa9\xc3\xa9\xff\xf0\x9f\x98\x80")
+	alphabet := []byte("aaaaaaaaaaaa \"\\<>&$%'=?;.^\b\f\n\r\t\x00\x1f\x20\x7f\x80\xe2\x80\xa8\xa9\xc3\xa9\xff\xf0\x9f\x98\x80")
 	rapid.Check(t, func(t *rapid.T) {
 		b := rapid.SliceOfN(rapid.SampledFrom(alphabet), 0, 200).Draw(t, "bytes")
 		want, _ := json.Marshal(string(b))
