@@ -148,6 +148,16 @@ var supported = func() []Version {
 	return out
 }()
 
+// spelled maps each supported version's canonical spelling to it, so that
+// a pin spelled as the storefront spells it is matched without parsing.
+var spelled = func() map[string]Version {
+	out := make(map[string]Version, len(supported))
+	for _, v := range supported {
+		out[v.String()] = v
+	}
+	return out
+}()
+
 var defaultVersion = Version{3, 1, ""}
 
 // Releases returns the one table of the releases the storefront serves,
@@ -211,6 +221,9 @@ func (e *NegotiationError) Error() string {
 //   - A major alone, or no pin at all, gets Default.
 func Negotiate(pinned string, major int) (Version, error) {
 	if pinned != "" {
+		if v, ok := spelled[pinned]; ok {
+			return v, nil
+		}
 		v, err := ParseVersion(pinned)
 		if err != nil {
 			return Version{}, &NegotiationError{Field: "adcp_version", Asked: pinned}

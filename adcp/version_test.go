@@ -340,3 +340,18 @@ func TestREADMEVersions(t *testing.T) {
 		t.Errorf("README.md does not hold the served releases as adcp.Releases() has them; put this table in it:\n%s", want)
 	}
 }
+
+// TestSpelledVersionsParse: Negotiate matches a pin spelled as a
+// supported version's String without parsing it, which is sound only if
+// parsing that spelling gives the version back.
+func TestSpelledVersionsParse(t *testing.T) {
+	for _, v := range Supported() {
+		got, err := ParseVersion(v.String())
+		if err != nil || got != v {
+			t.Errorf("ParseVersion(%q) = %v, %v; want %v", v.String(), got, err, v)
+		}
+		if n, err := Negotiate(v.String(), 0); err != nil || n != v {
+			t.Errorf("Negotiate(%q) = %v, %v", v.String(), n, err)
+		}
+	}
+}
