@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -78,6 +79,16 @@ type quick struct {
 	ifS           *quick
 	thenS         *quick
 	elseS         *quick
+	// ints are the number keywords as int64s, when every one the schema
+	// has is an integer that fits: an integer value is then judged
+	// without big.Rat.
+	ints *intBounds
+}
+
+// intBounds are a schema's minimum, maximum, exclusive bounds and
+// multipleOf as integers; nil for a keyword the schema does not have.
+type intBounds struct {
+	min, max, exMin, exMax, multipleOf *int64
 }
 
 type quickPattern struct {
@@ -169,7 +180,41 @@ func quickOf(s *jsonschema.Schema, seen map[*jsonschema.Schema]*quick) *quick {
 	q.not = sub(s.Not)
 	q.allOf, q.anyOf, q.oneOf = list(s.AllOf), list(s.AnyOf), list(s.OneOf)
 	q.ifS, q.thenS, q.elseS = sub(s.If), sub(s.Then), sub(s.Else)
+	q.ints = intBoundsOf(s)
 	return q
+}
+
+// intBoundsOf is s's number keywords as int64s, or nil when one of them
+// is not an integer that fits (or multipleOf is zero).
+func intBoundsOf(s *jsonschema.Schema) *intBounds {
+	var b intBounds
+	for _, k := range []struct {
+		r   *big.Rat
+		dst **int64
+	}{{s.Minimum, &b.min}, {s.Maximum, &b.max}, {s.ExclusiveMinimum, &b.exMin}, {s.ExclusiveMaximum, &b.exMax}, {s.MultipleOf, &b.multipleOf}} {
+		if k.r == nil {
+			continue
+		}
+		if !k.r.IsInt() || !k.r.Num().IsInt64() {
+			return nil
+		}
+		n := k.r.Num().Int64()
+		*k.dst = &n
+	}
+	if b.multipleOf != nil && *b.multipleOf == 0 {
+		return nil
+	}
+	return &b
+}
+
+// smallInt is v as an int64 when it is written as an integer that fits,
+// the common case, which needs no big.Rat.
+func smallInt(v json.Number) (int64, bool) {
+	if len(v) > 18 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	return n, err == nil
 }
 
 // maxSameValue bounds how many schemas in a row quick applies to one value
@@ -514,6 +559,16 @@ func (q *quick) number(v json.Number) verdict {
 	if s.Minimum == nil && s.Maximum == nil && s.ExclusiveMinimum == nil && s.ExclusiveMaximum == nil && s.MultipleOf == nil {
 		return valid
 	}
+	if b := q.ints; b != nil {
+		if i, ok := smallInt(v); ok {
+			if (b.min != nil && i < *b.min) || (b.max != nil && i > *b.max) ||
+				(b.exMin != nil && i <= *b.exMin) || (b.exMax != nil && i >= *b.exMax) ||
+				(b.multipleOf != nil && i%*b.multipleOf != 0) {
+				return invalid
+			}
+			return valid
+		}
+	}
 	n, ok := new(big.Rat).SetString(v.String())
 	if !ok {
 		return unsure
@@ -554,6 +609,11 @@ func kindOf(v any) (jsonKind, bool) {
 
 // integral is whether a number is an integer, as the validator decides it.
 func integral(v any) verdict {
+	if n, ok := v.(json.Number); ok {
+		if _, ok := smallInt(n); ok {
+			return valid
+		}
+	}
 	r, ok := new(big.Rat).SetString(fmt.Sprint(v))
 	if !ok {
 		return unsure
