@@ -10,7 +10,7 @@ import (
 // product passing them can be bought in currency at all.
 func (c *Catalogue) CheapestFit(f Filters, geo []string, currency string) (float64, bool) {
 	f.Budget = nil
-	pass := c.passing(c.filters(f, geo), nil, nil)
+	pass := c.passing(c.filters(f, geo, nil), nil, nil)
 	l := c.index.budget[currency]
 	if l == nil {
 		return 0, false

@@ -200,9 +200,9 @@ func (r FormatRef) satisfies(f FormatOption) bool {
 // references match a product's own format_options by format_option_id.
 // The catalogue holds product-local options only (a format option has no
 // publisher_domain), so a publisher-catalogue reference matches none.
-func (c *Catalogue) formatOptionPass(refs []FormatOptionRef) bitset {
+func (c *Catalogue) formatOptionPass(sc *scratch, refs []FormatOptionRef) bitset {
 	x := c.index
-	out := newBitset(x.n)
+	out := sc.set(x.n)
 	for _, r := range refs {
 		if r.Scope != "product" {
 			continue
@@ -217,9 +217,9 @@ func (c *Catalogue) formatOptionPass(refs []FormatOptionRef) bitset {
 // formatIDPass is the products whose published format_ids include any of
 // refs: the same agent URL (canonicalised) and id and, for a parameterised
 // reference, the size or duration of the option the id was projected from.
-func (c *Catalogue) formatIDPass(refs []FormatRef) bitset {
+func (c *Catalogue) formatIDPass(sc *scratch, refs []FormatRef) bitset {
 	x := c.index
-	out := newBitset(x.n)
+	out := sc.set(x.n)
 	for _, r := range refs {
 		key := formatKey(r.AgentURL, r.ID)
 		b, ok := x.legacyFormat[key]

@@ -337,8 +337,8 @@ func buildIndex(entries []*entry, terms []map[string]int, in *interner, l layout
 }
 
 // any returns the products that have at least one of values in m.
-func (x *index) any(m map[string]bitset, values []string) bitset {
-	out := newBitset(x.n)
+func (x *index) any(sc *scratch, m map[string]bitset, values []string) bitset {
+	out := sc.set(x.n)
 	for _, v := range values {
 		if b, ok := m[v]; ok {
 			out.or(b)
@@ -348,26 +348,26 @@ func (x *index) any(m map[string]bitset, values []string) bitset {
 }
 
 // one returns the products that have value in m.
-func (x *index) one(m map[string]bitset, value string) bitset {
+func (x *index) one(sc *scratch, m map[string]bitset, value string) bitset {
 	if b, ok := m[value]; ok {
-		return b.clone()
+		return sc.copyOf(b)
 	}
-	return newBitset(x.n)
+	return sc.set(x.n)
 }
 
 // within returns the products whose minimum spend in currency is at most
 // max, or that price in currency at all when max is nil.
-func (x *index) within(currency string, max *float64) bitset {
+func (x *index) within(sc *scratch, currency string, max *float64) bitset {
 	l := x.budget[currency]
 	if l == nil {
-		return newBitset(x.n)
+		return sc.set(x.n)
 	}
 	cut := len(l.byMin)
 	if max != nil {
 		cut = sort.Search(len(l.byMin), func(i int) bool { return l.byMin[i].min > *max })
 	}
 	m := min(cut/l.stride, len(l.marks)-1)
-	out := l.marks[m].clone()
+	out := sc.copyOf(l.marks[m])
 	for _, s := range l.byMin[m*l.stride : cut] {
 		out.set(s.pos)
 	}
@@ -375,8 +375,8 @@ func (x *index) within(currency string, max *float64) bitset {
 }
 
 // not returns the complement of b.
-func (x *index) not(b bitset) bitset {
-	out := x.all.clone()
+func (x *index) not(sc *scratch, b bitset) bitset {
+	out := sc.copyOf(x.all)
 	out.andNot(b)
 	return out
 }

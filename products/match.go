@@ -65,6 +65,16 @@ func (s *scratch) take(n int) []uint64 {
 	return out
 }
 
+// set returns an empty set of n products.
+func (s *scratch) set(n int) bitset { return bitset(s.take((n + 63) / 64)) }
+
+// copyOf returns a copy of b.
+func (s *scratch) copyOf(b bitset) bitset {
+	out := bitset(s.take(len(b)))
+	copy(out, b)
+	return out
+}
+
 // Release hands the match's words back for the next request. The match
 // must not be read afterwards; what Page returned stays valid.
 func (m *Match) Release() {
@@ -85,30 +95,30 @@ type filter struct {
 // filters builds the structured filters of f as sets of the products each
 // one passes. Every filter excludes what does not match ("filter, don't
 // fail").
-func (c *Catalogue) filters(f Filters, geo []string) []filter {
+func (c *Catalogue) filters(f Filters, geo []string, sc *scratch) []filter {
 	x := c.index
 	var out []filter
 	add := func(name string, pass bitset) { out = append(out, filter{name, pass}) }
 	if len(f.Channels) > 0 {
-		add("channels", x.any(x.channel, f.Channels))
+		add("channels", x.any(sc, x.channel, f.Channels))
 	}
 	if len(f.FormatKinds) > 0 {
-		add("format_kinds", x.any(x.kind, f.FormatKinds))
+		add("format_kinds", x.any(sc, x.kind, f.FormatKinds))
 	}
 	if len(f.FormatOptionRefs) > 0 {
-		add("format_option_refs", c.formatOptionPass(f.FormatOptionRefs))
+		add("format_option_refs", c.formatOptionPass(sc, f.FormatOptionRefs))
 	}
 	if len(f.FormatIDs) > 0 {
-		add("format_ids", c.formatIDPass(f.FormatIDs))
+		add("format_ids", c.formatIDPass(sc, f.FormatIDs))
 	}
 	if f.DeliveryType != "" {
-		add("delivery_type", x.one(x.delivery, f.DeliveryType))
+		add("delivery_type", x.one(sc, x.delivery, f.DeliveryType))
 	}
 	if b := f.Budget; b != nil {
-		add("budget_range", x.within(b.Currency, b.Max))
+		add("budget_range", x.within(sc, b.Currency, b.Max))
 	}
 	if want, name, ok := flightFilter(f); ok {
-		pass := x.all.clone()
+		pass := sc.copyOf(x.all)
 		for _, i := range x.windowed {
 			if !bookable(c.entries[i].p, want) {
 				pass.clear(i)
@@ -117,7 +127,7 @@ func (c *Catalogue) filters(f Filters, geo []string) []filter {
 		add(name, pass)
 	}
 	if len(f.PricingCurrencies) > 0 {
-		add("pricing_currencies", c.currencyPass(f.PricingCurrencies))
+		add("pricing_currencies", c.currencyPass(sc, f.PricingCurrencies))
 	}
 	countries := geo
 	name := "targeting_overlay.geo_countries"
@@ -125,17 +135,17 @@ func (c *Catalogue) filters(f Filters, geo []string) []filter {
 		countries, name = f.Countries, "countries"
 	}
 	if len(countries) > 0 {
-		add(name, x.any(x.country, countries))
+		add(name, x.any(sc, x.country, countries))
 	}
 	if f.IsFixedPrice != nil {
 		if *f.IsFixedPrice {
-			add("is_fixed_price", x.fixed.clone())
+			add("is_fixed_price", sc.copyOf(x.fixed))
 		} else {
-			add("is_fixed_price", x.unfixed.clone())
+			add("is_fixed_price", sc.copyOf(x.unfixed))
 		}
 	}
 	if len(f.PricingStructures) > 0 {
-		pass := newBitset(x.n)
+		pass := sc.set(x.n)
 		if oneOf(f.PricingStructures, "fixed") {
 			pass.or(x.fixed)
 		}
@@ -145,26 +155,26 @@ func (c *Catalogue) filters(f Filters, geo []string) []filter {
 		add("pricing_structures", pass)
 	}
 	if f.Exclusivity != "" {
-		add("exclusivity", x.one(x.exclusivity, f.Exclusivity))
+		add("exclusivity", x.one(sc, x.exclusivity, f.Exclusivity))
 	}
 	if len(f.VideoPlacementTypes) > 0 {
-		add("video_placement_types", x.any(x.placement, f.VideoPlacementTypes))
+		add("video_placement_types", x.any(sc, x.placement, f.VideoPlacementTypes))
 	}
 	if len(f.AudioDistributionTypes) > 0 {
-		add("audio_distribution_types", x.any(x.audio, f.AudioDistributionTypes))
+		add("audio_distribution_types", x.any(sc, x.audio, f.AudioDistributionTypes))
 	}
 	if len(f.RequiredMetrics) > 0 {
-		pass := x.all.clone()
+		pass := sc.copyOf(x.all)
 		for _, m := range f.RequiredMetrics {
-			pass.and(x.one(x.metric, m))
+			pass.and(x.one(sc, x.metric, m))
 		}
 		add("required_metrics", pass)
 	}
 	if f.StandardFormatsOnly {
-		add("standard_formats_only", x.not(x.custom))
+		add("standard_formats_only", x.not(sc, x.custom))
 	}
 	for _, u := range f.Unmodelled {
-		add(u, newBitset(x.n))
+		add(u, sc.set(x.n))
 	}
 	return out
 }
@@ -217,8 +227,7 @@ func overlaps(a, b []string) bool {
 // filters before each one and what passes those after it are words, not
 // sets, so the one set it makes is the answer.
 func (c *Catalogue) passing(fs []filter, excluded map[string]int, sc *scratch) bitset {
-	out := bitset(sc.take(len(c.index.priced)))
-	copy(out, c.index.priced)
+	out := sc.copyOf(c.index.priced)
 	if excluded == nil {
 		for _, f := range fs {
 			out.and(f.pass)
@@ -260,7 +269,7 @@ func (c *Catalogue) Offers(id string, f Filters, geo []string) (bool, string) {
 		if !c.index.priced.has(i) {
 			return false, ""
 		}
-		for _, fl := range c.filters(f, geo) {
+		for _, fl := range c.filters(f, geo, nil) {
 			if !fl.pass.has(i) {
 				return false, fl.name
 			}
@@ -273,7 +282,7 @@ func (c *Catalogue) Offers(id string, f Filters, geo []string) (bool, string) {
 // Any reports whether any product passes the filters: what a suggestion
 // check needs, without ranking.
 func (c *Catalogue) Any(f Filters, geo []string) bool {
-	return c.passing(c.filters(f, geo), nil, nil).any()
+	return c.passing(c.filters(f, geo, nil), nil, nil).any()
 }
 
 // Find filters and ranks the catalogue for a request. text is the brief
@@ -281,7 +290,7 @@ func (c *Catalogue) Any(f Filters, geo []string) bool {
 // when any is; omit lists product ids the buyer asked to leave out.
 func (c *Catalogue) Find(f Filters, geo []string, text string, curate bool, omit map[string]bool) *Match {
 	m := &Match{Considered: len(c.entries), Excluded: map[string]int{}, found: c.foundTerms(briefTerms(text)), c: c, scratch: scratches.Get().(*scratch)}
-	pass := c.passing(c.filters(f, geo), m.Excluded, m.scratch)
+	pass := c.passing(c.filters(f, geo, m.scratch), m.Excluded, m.scratch)
 	if len(m.found) > 0 {
 		m.ranked = c.score(pass, m.found, m.scratch)
 	}

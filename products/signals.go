@@ -224,9 +224,9 @@ func (p *Product) SignalChargesPayable(currencies []string) bool {
 // currencyPass is the products that can be bought in one of currencies:
 // a product pricing option in one of them, and every mandatory signal
 // charge payable in one of them.
-func (c *Catalogue) currencyPass(currencies []string) bitset {
+func (c *Catalogue) currencyPass(sc *scratch, currencies []string) bitset {
 	x := c.index
-	pass := x.any(x.currency, currencies)
+	pass := x.any(sc, x.currency, currencies)
 	for _, i := range x.signalCharged {
 		if pass.has(i) && !c.entries[i].p.SignalChargesPayable(currencies) {
 			pass.clear(i)
