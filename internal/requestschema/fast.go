@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/storefront/storefront/jsonfield"
 )
 
 // The quick check. The validator builds an error tree for every branch it
@@ -222,9 +224,10 @@ func smallInt(v json.Number) (int64, bool) {
 // which the validator reports, and quick is unsure.
 const maxSameValue = 64
 
-// judge is the verdict of q on v; depth counts the schemas applied to v
-// so far.
-func (q *quick) judge(v any, depth int) verdict {
+// judge is the verdict of q on v, a value of a document jsonfield.Parse
+// read (which accepts what encoding/json accepts and decodes strings as
+// it does); depth counts the schemas applied to v so far.
+func (q *quick) judge(v jsonfield.Value, depth int) verdict {
 	s := q.s
 	if s.Bool != nil {
 		if *s.Bool {
@@ -235,10 +238,7 @@ func (q *quick) judge(v any, depth int) verdict {
 	if q.unjudged || depth > maxSameValue {
 		return unsure
 	}
-	k, ok := kindOf(v)
-	if !ok {
-		return unsure
-	}
+	k := kinds[v.Kind()]
 	// The validator's order: type, const, enum, format, then $ref, which
 	// in draft 7 overrides every other keyword.
 	if q.types != 0 && q.types&k == 0 {
@@ -253,14 +253,14 @@ func (q *quick) judge(v any, depth int) verdict {
 		}
 	}
 	if s.Const != nil {
-		if r := equal(v, *s.Const); r != valid {
+		if r := equalTo(v, *s.Const); r != valid {
 			return r
 		}
 	}
 	if s.Enum != nil {
 		r := invalid
 		for _, want := range s.Enum.Values {
-			switch equal(v, want) {
+			switch equalTo(v, want) {
 			case valid:
 				r = valid
 			case unsure:
@@ -275,7 +275,13 @@ func (q *quick) judge(v any, depth int) verdict {
 		}
 	}
 	if s.Format != nil {
-		if s.Format.Validate(v) != nil {
+		var x any
+		if v.Kind() == jsonfield.Str {
+			x = v.Text()
+		} else {
+			x = v.Any()
+		}
+		if s.Format.Validate(x) != nil {
 			return invalid
 		}
 	}
@@ -284,21 +290,21 @@ func (q *quick) judge(v any, depth int) verdict {
 	}
 	r := tally(valid)
 	and := r.add
-	switch x := v.(type) {
-	case map[string]any:
-		if !and(q.object(x, depth)) {
+	switch v.Kind() {
+	case jsonfield.Obj:
+		if !and(q.object(v, depth)) {
 			return invalid
 		}
-	case []any:
-		if !and(q.array(x)) {
+	case jsonfield.Arr:
+		if !and(q.array(v.Kids())) {
 			return invalid
 		}
-	case string:
-		if !and(q.str(x)) {
+	case jsonfield.Str:
+		if !and(q.str(v)) {
 			return invalid
 		}
-	case json.Number:
-		if !and(q.number(x)) {
+	case jsonfield.Num:
+		if !and(q.number(v.Number())) {
 			return invalid
 		}
 	}
@@ -396,46 +402,53 @@ func not(v verdict) verdict {
 
 // object judges the object keywords; depth is judge's, for the schema
 // dependencies, which apply to obj itself.
-func (q *quick) object(obj map[string]any, depth int) verdict {
+func (q *quick) object(o jsonfield.Value, depth int) verdict {
 	s := q.s
-	if s.MinProperties != nil && len(obj) < *s.MinProperties {
+	members := o.Kids()
+	if repeatsName(members) {
+		// The validator sees a repeated member's last value only; quick
+		// would judge them all.
+		return unsure
+	}
+	if s.MinProperties != nil && len(members) < *s.MinProperties {
 		return invalid
 	}
-	if s.MaxProperties != nil && len(obj) > *s.MaxProperties {
+	if s.MaxProperties != nil && len(members) > *s.MaxProperties {
 		return invalid
 	}
 	for _, name := range s.Required {
-		if _, ok := obj[name]; !ok {
+		if !has(members, name) {
 			return invalid
 		}
 	}
 	r := tally(valid)
 	for name, dep := range s.Dependencies {
-		if _, ok := obj[name]; !ok {
+		if !has(members, name) {
 			continue
 		}
 		if names, ok := dep.([]string); ok {
 			for _, n := range names {
-				if _, ok := obj[n]; !ok {
+				if !has(members, n) {
 					return invalid
 				}
 			}
 			continue
 		}
-		if !r.add(q.depSchemas[name].judge(obj, depth+1)) {
+		if !r.add(q.depSchemas[name].judge(o, depth+1)) {
 			return invalid
 		}
 	}
-	for name, v := range obj {
+	for _, v := range members {
+		name := v.Name()
 		evaluated := false
-		if p, ok := q.props[name]; ok {
+		if p, ok := q.props[string(name)]; ok {
 			evaluated = true
 			if !r.add(p.judge(v, 0)) {
 				return invalid
 			}
 		}
 		for _, pp := range q.patternProps {
-			if !pp.re.MatchString(name) {
+			if !pp.re.MatchString(string(name)) {
 				continue
 			}
 			evaluated = true
@@ -454,7 +467,11 @@ func (q *quick) object(obj map[string]any, depth int) verdict {
 		}
 	}
 	if q.propertyNames != nil {
-		for name := range obj {
+		for _, v := range members {
+			name, err := jsonfield.Parse(appendQuoted(nil, v.Name()))
+			if err != nil {
+				return unsure
+			}
 			if !r.add(q.propertyNames.judge(name, 0)) {
 				return invalid
 			}
@@ -463,11 +480,39 @@ func (q *quick) object(obj map[string]any, depth int) verdict {
 	return verdict(r)
 }
 
+// repeatsName reports whether two of an object's members have one name.
+func repeatsName(members []jsonfield.Value) bool {
+	for i := 1; i < len(members); i++ {
+		for j := range i {
+			if string(members[i].Name()) == string(members[j].Name()) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// has reports whether an object has a member named name.
+func has(members []jsonfield.Value, name string) bool {
+	for _, m := range members {
+		if string(m.Name()) == name {
+			return true
+		}
+	}
+	return false
+}
+
+// appendQuoted appends name as a JSON string.
+func appendQuoted(dst, name []byte) []byte {
+	b, _ := json.Marshal(string(name))
+	return append(dst, b...)
+}
+
 // maxUnique is the longest array whose items quick compares pairwise for
 // uniqueItems; a longer one is unsure.
 const maxUnique = 64
 
-func (q *quick) array(arr []any) verdict {
+func (q *quick) array(arr []jsonfield.Value) verdict {
 	s := q.s
 	if s.MinItems != nil && len(arr) < *s.MinItems {
 		return invalid
@@ -483,7 +528,7 @@ func (q *quick) array(arr []any) verdict {
 		} else {
 			for i := 1; i < len(arr); i++ {
 				for j := range i {
-					if !fold(not(equal(arr[i], arr[j]))) {
+					if !fold(not(equal(arr[i].Any(), arr[j].Any()))) {
 						return invalid
 					}
 				}
@@ -537,8 +582,12 @@ func (q *quick) array(arr []any) verdict {
 	return verdict(r)
 }
 
-func (q *quick) str(v string) verdict {
+func (q *quick) str(sv jsonfield.Value) verdict {
 	s := q.s
+	if s.MinLength == nil && s.MaxLength == nil && s.Pattern == nil {
+		return valid
+	}
+	v := sv.Text()
 	if s.MinLength != nil || s.MaxLength != nil {
 		n := utf8.RuneCountInString(v)
 		if s.MinLength != nil && n < *s.MinLength {
@@ -588,33 +637,17 @@ func (q *quick) number(v json.Number) verdict {
 	return valid
 }
 
-// kindOf is v's JSON type as the decoder (UseNumber) gives it.
-func kindOf(v any) (jsonKind, bool) {
-	switch v.(type) {
-	case nil:
-		return kindNull, true
-	case bool:
-		return kindBoolean, true
-	case json.Number:
-		return kindNumber, true
-	case string:
-		return kindString, true
-	case []any:
-		return kindArray, true
-	case map[string]any:
-		return kindObject, true
-	}
-	return 0, false
-}
+// kinds are the JSON types of jsonfield's kinds.
+var kinds = [...]jsonKind{jsonfield.Null: kindNull, jsonfield.Bool: kindBoolean, jsonfield.Num: kindNumber,
+	jsonfield.Str: kindString, jsonfield.Arr: kindArray, jsonfield.Obj: kindObject}
 
 // integral is whether a number is an integer, as the validator decides it.
-func integral(v any) verdict {
-	if n, ok := v.(json.Number); ok {
-		if _, ok := smallInt(n); ok {
-			return valid
-		}
+func integral(v jsonfield.Value) verdict {
+	n := v.Number()
+	if _, ok := smallInt(n); ok {
+		return valid
 	}
-	r, ok := new(big.Rat).SetString(fmt.Sprint(v))
+	r, ok := new(big.Rat).SetString(n.String())
 	if !ok {
 		return unsure
 	}
@@ -622,6 +655,28 @@ func integral(v any) verdict {
 		return valid
 	}
 	return invalid
+}
+
+// equalTo is whether v is the schema's value want, as the validator
+// compares them: strings, booleans and null directly, anything else as
+// equal compares its decoded value.
+func equalTo(v jsonfield.Value, want any) verdict {
+	switch v.Kind() {
+	case jsonfield.Str:
+		w, ok := want.(string)
+		if !ok {
+			return equal(v.Text(), want)
+		}
+		if v.Text() == w {
+			return valid
+		}
+		return invalid
+	case jsonfield.Bool:
+		return equal(v.Truth(), want)
+	case jsonfield.Null:
+		return equal(nil, want)
+	}
+	return equal(v.Any(), want)
 }
 
 // equal is whether a and b are the same JSON value, as the validator
