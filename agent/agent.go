@@ -18,6 +18,7 @@ import (
 	"github.com/storefront/storefront/internal/jsonobj"
 	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/internal/requestschema"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/metrics"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
@@ -37,6 +38,9 @@ type Call struct {
 	Args          []byte
 	// Transport names the transport, for logs ("mcp" or "a2a").
 	Transport string
+	// doc is Args as the schema door parsed them, for the tool to read
+	// without parsing them again; nil when the door did not.
+	doc *jsonfield.Value
 }
 
 // Reply is a tool's answer: the answer as sent, with nothing a transport
@@ -197,7 +201,7 @@ func (a *Agent) Dispatch(ctx context.Context, name string, c Call) (Reply, error
 		p, err := a.principalFor(ctx, c)
 		if err == nil {
 			var refused bool
-			if r, refused = a.refuseInvalid(t, c.Args); refused {
+			if r, refused = a.refuseInvalid(t, &c); refused {
 				return
 			}
 		}

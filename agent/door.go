@@ -1,10 +1,12 @@
 package agent
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/internal/requestschema"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/sanitize"
 )
@@ -31,11 +33,17 @@ func taskOf(tool string) string {
 // arguments their task's official request schema refuses (SchemaIssues)
 // with the error arm (SchemaError) naming each field at fault, before any
 // tool sees it, and so before idempotency, the ledger or a directive.
-func (a *Agent) refuseInvalid(t *Tool, args []byte) (Reply, bool) {
+func (a *Agent) refuseInvalid(t *Tool, c *Call) (Reply, bool) {
 	if t.task == "" {
 		return Reply{}, false
 	}
-	issues, env, err := SchemaIssues(t.Name, args)
+	args := c.Args
+	if len(bytes.TrimSpace(args)) > 0 {
+		if d, err := jsonfield.Parse(args); err == nil {
+			c.doc = &d
+		}
+	}
+	issues, env, err := schemaIssues(t.Name, args, c.doc)
 	if err != nil {
 		return internalReply(args), true // the schemas did not compile: fail closed
 	}
@@ -57,6 +65,12 @@ func (a *Agent) refuseInvalid(t *Tool, args []byte) (Reply, bool) {
 // that release), and the envelope of an answer. The error is the
 // embedded schemas' failing to compile, a broken build.
 func SchemaIssues(tool string, args []byte) ([]requestschema.Issue, outcome.Envelope, error) {
+	return schemaIssues(tool, args, nil)
+}
+
+// schemaIssues is SchemaIssues of args that doc, when not nil, is
+// jsonfield.Parse's reading of.
+func schemaIssues(tool string, args []byte, doc *jsonfield.Value) ([]requestschema.Issue, outcome.Envelope, error) {
 	pin, major, ctxRaw, _ := envelopeOf(args)
 	v, err := adcp.Negotiate(pin, major)
 	env := outcome.Envelope{Version: v, Context: ctxRaw}
@@ -77,6 +91,9 @@ func SchemaIssues(tool string, args []byte) ([]requestschema.Issue, outcome.Enve
 	shapes := requestschema.AsBuild
 	if !env.Version.AtLeast(3, 2) {
 		shapes = requestschema.Legacy
+	}
+	if doc != nil {
+		return set.CheckParsed(task, shapes, args, *doc), env, nil
 	}
 	return set.Check(task, shapes, args), env, nil
 }

@@ -160,7 +160,11 @@ var (
 
 // DecodeRequest parses and validates get_products arguments. It returns a
 // *RequestError naming every field at fault; it never panics.
-func DecodeRequest(args []byte) (req *Request, err error) {
+func DecodeRequest(args []byte) (req *Request, err error) { return decodeRequest(args, nil) }
+
+// decodeRequest is DecodeRequest of args that doc, when not nil, is
+// jsonfield.Parse's reading of.
+func decodeRequest(args []byte, doc *jsonfield.Value) (req *Request, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			req, err = nil, &RequestError{Problems: jsonfield.Invalid{jsonfield.Fault(adcp.InvalidRequest, "", "the request could not be decoded")}}
@@ -173,10 +177,15 @@ func DecodeRequest(args []byte) (req *Request, err error) {
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
-	doc, err := jsonfield.Parse(args)
-	if err != nil || !doc.IsObject() {
+	var perr error
+	if doc == nil {
+		var d jsonfield.Value
+		d, perr = jsonfield.Parse(args)
+		doc = &d
+	}
+	if perr != nil || !doc.IsObject() {
 		msg := "the request must be a JSON object"
-		if err != nil {
+		if perr != nil {
 			msg = "the request is not valid JSON"
 		}
 		return nil, &RequestError{Problems: jsonfield.Invalid{jsonfield.Fault(adcp.InvalidRequest, "", msg)}}
@@ -188,7 +197,7 @@ func DecodeRequest(args []byte) (req *Request, err error) {
 		d.Add(f)
 	}
 	r := &Request{}
-	o, _ := d.Object(doc, "")
+	o, _ := d.Object(*doc, "")
 	r.AdcpVersion = o.Str("adcp_version")
 	r.AdcpMajorVersion = o.Int("adcp_major_version")
 	r.IdempotencyKey = o.Str("idempotency_key")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/jsonfield"
 )
 
 // fieldProblem is one expected fault, without its message.
@@ -151,7 +153,7 @@ func TestDecodeRequestErrors(t *testing.T) {
 			[]fieldProblem{inv("filters.channels[0]"), inv("filters.delivery_type"), inv("fields[0]"), inv("brief")}},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			_, err := DecodeRequest([]byte(test.args))
+			_, err := decodeBoth(t, test.args)
 			got, ok := problems(err)
 			if !ok {
 				t.Fatalf("DecodeRequest(%.80s) error = %v, want a *RequestError", test.args, err)
@@ -309,7 +311,7 @@ func TestDecodeRequest(t *testing.T) {
 		{"idempotency key at the limits", `{"brief":"x","idempotency_key":"` + strings.Repeat("k", 16) + `"}`, func(t *testing.T, r *Request) {}},
 	} {
 		t.Run(test.name, func(t *testing.T) {
-			r, err := DecodeRequest([]byte(test.args))
+			r, err := decodeBoth(t, test.args)
 			if err != nil {
 				t.Fatalf("DecodeRequest(%.80s) = %v", test.args, err)
 			}
@@ -335,4 +337,18 @@ func TestAccountRefKey(t *testing.T) {
 			t.Errorf("Key(%+v) = %q, want %q", test.ref, got, test.want)
 		}
 	}
+}
+
+// decodeBoth decodes args as DecodeRequest does and, when they parse, as
+// the agent's door hands them over, already parsed; the two must agree.
+func decodeBoth(t *testing.T, args string) (*Request, error) {
+	t.Helper()
+	r, err := DecodeRequest([]byte(args))
+	if doc, perr := jsonfield.Parse([]byte(args)); perr == nil {
+		r2, err2 := decodeRequest([]byte(args), &doc)
+		if !reflect.DeepEqual(r, r2) || !reflect.DeepEqual(err, err2) {
+			t.Errorf("%s: decoded from its parse, %+v, %v; from its bytes, %+v, %v", args, r2, err2, r, err)
+		}
+	}
+	return r, err
 }

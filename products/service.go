@@ -14,6 +14,7 @@ import (
 	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/internal/clock"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/ledger"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/outcome"
@@ -82,6 +83,10 @@ type Call struct {
 	Publisher string
 	Principal Principal
 	Args      []byte
+	// Doc is Args as jsonfield.Parse read them, when the caller already
+	// parsed them (the agent's schema door does); nil otherwise. It must
+	// be a parse of Args.
+	Doc *jsonfield.Value
 	// Caller is the storefront's agent URL as the buyer reached it, which
 	// a governance check names; get_products does not read it.
 	Caller string
@@ -372,7 +377,7 @@ func (s *Service) run(ctx context.Context, c Call, snap *Snapshot, mode Mode) Re
 // decode reads the call's arguments. Its faults are reported only once a
 // version is agreed (admit).
 func (s *Service) decode(p *pass) {
-	p.decoded, p.decodeErr = DecodeRequest(p.call.Args)
+	p.decoded, p.decodeErr = decodeRequest(p.call.Args, p.call.Doc)
 	p.kept = p.call.Args
 	if p.decoded == nil || p.decoded.Push != nil {
 		// Only a request with a webhook has secrets to keep out.

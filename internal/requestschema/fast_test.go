@@ -157,10 +157,10 @@ func TestQuickAgreesWithTheValidator(t *testing.T) {
 		c := &tally{}
 		counts[task] = c
 		for _, args := range list {
-			if d := cmpIssues(s.Check(task, AsBuild, []byte(args)), s.check(task, AsBuild, []byte(args), false)); d != "" {
+			if d := cmpIssues(s.Check(task, AsBuild, []byte(args)), s.check(task, AsBuild, []byte(args), nil, false)); d != "" {
 				t.Errorf("Check(%s, %s): %s", task, args, d)
 			}
-			if d := cmpIssues(s.Check(task, Legacy, []byte(args)), s.check(task, Legacy, []byte(args), false)); d != "" {
+			if d := cmpIssues(s.Check(task, Legacy, []byte(args)), s.check(task, Legacy, []byte(args), nil, false)); d != "" {
 				t.Errorf("Check(%s, legacy, %s): %s", task, args, d)
 			}
 			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(args)))
@@ -227,7 +227,7 @@ func FuzzQuick(f *testing.F) {
 		src := schemagen.NewSource(data)
 		doc := schemagen.Mutate(gen.Generate(schemas[task], src), src, int(mutations)%6)
 		args := schemagen.Encode(doc)
-		if d := cmpIssues(s.Check(task, AsBuild, args), s.check(task, AsBuild, args, false)); d != "" {
+		if d := cmpIssues(s.Check(task, AsBuild, args), s.check(task, AsBuild, args, nil, false)); d != "" {
 			t.Fatalf("Check(%s, %s): %s", task, args, d)
 		}
 		if parsed, err := jsonschema.UnmarshalJSON(bytes.NewReader(args)); err == nil {

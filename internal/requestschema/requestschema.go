@@ -242,11 +242,18 @@ const (
 // returns what is wrong, nil when nothing is. Empty args are the empty
 // request. Arguments that are not JSON are one issue at the root.
 func (s *Set) Check(task string, shapes Shapes, args []byte) []Issue {
-	return s.check(task, shapes, args, true)
+	return s.check(task, shapes, args, nil, true)
 }
 
-// check is Check, asking the quick check first when quickly is set.
-func (s *Set) check(task string, shapes Shapes, args []byte, quickly bool) []Issue {
+// CheckParsed is Check of args that doc is jsonfield.Parse's reading of,
+// for a caller that parsed them already.
+func (s *Set) CheckParsed(task string, shapes Shapes, args []byte, doc jsonfield.Value) []Issue {
+	return s.check(task, shapes, args, &doc, true)
+}
+
+// check is Check, asking the quick check first when quickly is set, of
+// the document doc when it is not nil.
+func (s *Set) check(task string, shapes Shapes, args []byte, doc *jsonfield.Value, quickly bool) []Issue {
 	sch, ok := s.byTask[task]
 	if !ok {
 		return nil
@@ -257,15 +264,20 @@ func (s *Set) check(task string, shapes Shapes, args []byte, quickly bool) []Iss
 	if quickly {
 		// The quick check walks the parsed bytes; only a request it is
 		// not sure is valid is decoded for the validator.
-		if v, err := jsonfield.Parse(args); err == nil && s.quick[task].judge(v, 0) == valid {
+		if doc == nil {
+			if v, err := jsonfield.Parse(args); err == nil {
+				doc = &v
+			}
+		}
+		if doc != nil && s.quick[task].judge(*doc, 0) == valid {
 			return nil
 		}
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	decoded, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
 	if err != nil {
 		return []Issue{{Keyword: "type", Message: "the request must be a JSON object"}}
 	}
-	err = sch.Validate(doc)
+	err = sch.Validate(decoded)
 	if err == nil {
 		return nil
 	}
