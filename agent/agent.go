@@ -345,16 +345,38 @@ func envelopeOf(args []byte) (pin string, major int, ctxRaw json.RawMessage, ok 
 	if top == nil {
 		return "", 0, nil, false
 	}
-	if raw, has := top["adcp_version"]; has {
+	pin, major, ctxRaw = envelopeFrom(func(name string) (json.RawMessage, bool) {
+		raw, has := top[name]
+		return raw, has
+	})
+	return pin, major, ctxRaw, true
+}
+
+// parsedEnvelopeOf is envelopeOf of arguments doc is the parse of.
+func parsedEnvelopeOf(doc jsonfield.Value) (pin string, major int, ctxRaw json.RawMessage, ok bool) {
+	if !doc.IsObject() {
+		return "", 0, nil, false
+	}
+	pin, major, ctxRaw = envelopeFrom(func(name string) (json.RawMessage, bool) {
+		v, has := doc.Lookup(name)
+		return v.Raw(), has
+	})
+	return pin, major, ctxRaw, true
+}
+
+// envelopeFrom reads the version pins and context of a request object
+// whose members member looks up by name.
+func envelopeFrom(member func(string) (json.RawMessage, bool)) (pin string, major int, ctxRaw json.RawMessage) {
+	if raw, has := member("adcp_version"); has {
 		pin, _ = jsonobj.String(raw)
 	}
-	if raw, has := top["adcp_major_version"]; has {
+	if raw, has := member("adcp_major_version"); has {
 		_ = json.Unmarshal(raw, &major)
 	}
 	// A context that is not valid Unicode is refused with its request
 	// and never echoed.
-	if raw, has := top["context"]; has && len(raw) > 0 && raw[0] == '{' && products.Echoable(raw) {
+	if raw, has := member("context"); has && len(raw) > 0 && raw[0] == '{' && products.Echoable(raw) {
 		ctxRaw = raw
 	}
-	return pin, major, ctxRaw, true
+	return pin, major, ctxRaw
 }

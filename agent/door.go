@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 
 	"github.com/storefront/storefront/adcp"
@@ -71,7 +72,14 @@ func SchemaIssues(tool string, args []byte) ([]requestschema.Issue, outcome.Enve
 // schemaIssues is SchemaIssues of args that doc, when not nil, is
 // jsonfield.Parse's reading of.
 func schemaIssues(tool string, args []byte, doc *jsonfield.Value) ([]requestschema.Issue, outcome.Envelope, error) {
-	pin, major, ctxRaw, _ := envelopeOf(args)
+	var pin string
+	var major int
+	var ctxRaw json.RawMessage
+	if doc != nil {
+		pin, major, ctxRaw, _ = parsedEnvelopeOf(*doc)
+	} else {
+		pin, major, ctxRaw, _ = envelopeOf(args)
+	}
 	v, err := adcp.Negotiate(pin, major)
 	env := outcome.Envelope{Version: v, Context: ctxRaw}
 	task := taskOf(tool)

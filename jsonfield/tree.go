@@ -27,6 +27,10 @@ func (v Value) Kind() Kind { return Kind(v.kind) }
 // document's own: not to be written.
 func (v Value) Kids() []Value { return v.kids }
 
+// Lookup is an object's last member named k, as encoding/json reads a
+// member given twice.
+func (v Value) Lookup(k string) (Value, bool) { return v.member(k) }
+
 // Name is a member's decoded name. It is the document's own: not to be
 // written.
 func (v Value) Name() []byte { return v.name }
