@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"regexp"
 	"strconv"
 	"unicode/utf8"
 )
@@ -106,11 +105,42 @@ func (c *Call) note(path []string, key string, v json.Token) {
 // writes back exactly as it was sent, whether it reads ids as float64 and
 // strings (the MCP SDK, a2a-go) or as raw JSON: an integer a float64 holds
 // exactly, or a string of characters JSON never escapes.
-var plainID = regexp.MustCompile(`^(-?(0|[1-9][0-9]{0,14})|"[A-Za-z0-9._:~-]{1,128}")$`)
+//
+// As a pattern, ^(-?(0|[1-9][0-9]{0,14})|"[A-Za-z0-9._:~-]{1,128}")$;
+// PlainID matches it by hand, on every request.
 
 // PlainID reports whether id, raw JSON, is such an id: a fast path that
 // echoes it as sent answers exactly as the SDK behind it would.
-func PlainID(id json.RawMessage) bool { return plainID.Match(id) }
+func PlainID(id json.RawMessage) bool {
+	if len(id) == 0 {
+		return false
+	}
+	if id[0] == '"' {
+		body := id[1:]
+		if len(body) < 2 || len(body) > 129 || body[len(body)-1] != '"' {
+			return false
+		}
+		for _, c := range body[:len(body)-1] {
+			if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == ':' || c == '~' || c == '-') {
+				return false
+			}
+		}
+		return true
+	}
+	digits := id
+	if digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 15 || (digits[0] == '0' && len(digits) > 1) {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
 
 // Error is the JSON-RPC error response to the request id (null when
 // unknown) with code, message and data (left out when nil).
@@ -235,6 +265,9 @@ func ValidID(raw json.RawMessage) bool {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return false
+	}
+	if PlainID(raw) {
+		return true // a plain id is an id
 	}
 	switch raw[0] {
 	case '"':

@@ -1,6 +1,12 @@
 package jsonrpc
 
-import "testing"
+import (
+	"bytes"
+	"regexp"
+	"testing"
+
+	"pgregory.net/rapid"
+)
 
 func TestPeek(t *testing.T) {
 	call := `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"get_products","arguments":{"brief":"a long brief`
@@ -56,6 +62,37 @@ func TestUnreadable(t *testing.T) {
 	} {
 		if code, _ := Unreadable([]byte(test.body)); code != test.code {
 			t.Errorf("Unreadable(%q) = %d, want %d", test.body, code, test.code)
+		}
+	}
+}
+
+// plainIDPattern is what PlainID matches by hand.
+var plainIDPattern = regexp.MustCompile(`^(-?(0|[1-9][0-9]{0,14})|"[A-Za-z0-9._:~-]{1,128}")$`)
+
+// TestPlainIDIsThePattern: PlainID accepts exactly what its pattern
+// does, on ids near every edge of it: signs, zeros, lengths, characters.
+func TestPlainIDIsThePattern(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		alphabet := rapid.SampledFrom([]rune(`0123456789-"aZ._:~\ é+e.`))
+		id := []byte(rapid.StringOfN(alphabet, 0, 20, -1).Draw(t, "id"))
+		if rapid.Bool().Draw(t, "long") {
+			id = append(append([]byte(`"`), bytes.Repeat([]byte("a"), rapid.IntRange(120, 135).Draw(t, "n"))...), '"')
+		}
+		if got, want := PlainID(id), plainIDPattern.Match(id); got != want {
+			t.Fatalf("PlainID(%q) = %v, the pattern says %v", id, got, want)
+		}
+		if PlainID(id) && !ValidID(id) {
+			t.Fatalf("%q is plain but not an id", id)
+		}
+	})
+	for _, id := range []string{`0`, `-0`, `123456789012345`, `-123456789012345`, `"a"`, `"a-b.c_d:e~f"`} {
+		if !PlainID([]byte(id)) {
+			t.Errorf("PlainID(%s) = false", id)
+		}
+	}
+	for _, id := range []string{``, `-`, `00`, `01`, `1234567890123456`, `""`, `"`, `"a`, `"a b"`, `1.5`, `1e3`, `null`} {
+		if PlainID([]byte(id)) {
+			t.Errorf("PlainID(%s) = true", id)
 		}
 	}
 }
