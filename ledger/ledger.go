@@ -67,7 +67,8 @@ type Entry struct {
 	Hash     string
 }
 
-// canonical is the fixed-order, fixed-format encoding the hash covers.
+// canonical is the fixed-order, fixed-format encoding the hash covers, as
+// json.Marshal writes it; Canonical writes the same bytes by hand.
 // Changing it is a format change: old chains would no longer verify.
 type canonical struct {
 	V               int    `json:"v"`
@@ -90,25 +91,64 @@ type canonical struct {
 	PrevHash       string   `json:"prev_hash"`
 }
 
-// Canonical returns the bytes e's hash covers.
+// Canonical returns the bytes e's hash covers: json.Marshal of canonical,
+// written member by member, since every entry is hashed on the way into
+// the chain (TestCanonicalIsMarshal holds the two to the same bytes).
 func (e Entry) Canonical() []byte {
-	ids := e.RuleIDs
-	if ids == nil {
-		ids = []string{}
+	b := make([]byte, 0, 320+len(e.Publisher)+len(e.Account)+len(e.Principal)+len(e.RuleIDs)*24)
+	b = append(b, `{"v":1,"publisher":`...)
+	b = appendString(b, e.Publisher)
+	b = append(b, `,"sequence":`...)
+	b = strconv.AppendInt(b, e.Sequence, 10)
+	b = append(b, `,"time":`...)
+	b = appendString(b, e.Time.UTC().Format(time.RFC3339Nano))
+	b = append(b, `,"account":`...)
+	b = appendString(b, e.Account)
+	b = append(b, `,"principal":`...)
+	b = appendString(b, e.Principal)
+	b = append(b, `,"request_digest":`...)
+	b = appendString(b, e.RequestDigest)
+	b = append(b, `,"rulebook_version":`...)
+	b = strconv.AppendInt(b, e.RulebookVersion, 10)
+	if e.Task != "" {
+		b = append(b, `,"task":`...)
+		b = appendString(b, e.Task)
 	}
-	b, err := json.Marshal(canonical{
-		V: 1, Publisher: e.Publisher, Sequence: e.Sequence,
-		Time:    e.Time.UTC().Format(time.RFC3339Nano),
-		Account: e.Account, Principal: e.Principal, RequestDigest: e.RequestDigest,
-		RulebookVersion: e.RulebookVersion, Task: e.Task, Arm: e.Arm, Slug: string(e.Slug), RuleIDs: ids,
-		ResponseDigest: e.ResponseDigest, Sandbox: e.Sandbox, Forced: e.Forced,
-		PrevHash: e.PrevHash,
-	})
-	if err != nil {
-		// Only strings, ints and bools: Marshal cannot fail.
-		panic(err)
+	b = append(b, `,"arm":`...)
+	b = appendString(b, e.Arm)
+	b = append(b, `,"slug":`...)
+	b = appendString(b, string(e.Slug))
+	b = append(b, `,"rule_ids":[`...)
+	for i, id := range e.RuleIDs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, id)
 	}
-	return b
+	b = append(b, `],"response_digest":`...)
+	b = appendString(b, e.ResponseDigest)
+	b = append(b, `,"sandbox":`...)
+	b = strconv.AppendBool(b, e.Sandbox)
+	b = append(b, `,"forced":`...)
+	b = strconv.AppendBool(b, e.Forced)
+	b = append(b, `,"prev_hash":`...)
+	b = appendString(b, e.PrevHash)
+	return append(b, '}')
+}
+
+// appendString appends s as json.Marshal writes a string: as it is when
+// it is printable ASCII with nothing to escape, through json.Marshal
+// otherwise.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // ComputeHash returns the hash e should carry.
