@@ -12,11 +12,12 @@ package ledger
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/storefront/storefront/internal/verbatim"
 
 	"github.com/storefront/storefront/vocab"
 )
@@ -97,58 +98,43 @@ type canonical struct {
 func (e Entry) Canonical() []byte {
 	b := make([]byte, 0, 320+len(e.Publisher)+len(e.Account)+len(e.Principal)+len(e.RuleIDs)*24)
 	b = append(b, `{"v":1,"publisher":`...)
-	b = appendString(b, e.Publisher)
+	b = verbatim.AppendString(b, e.Publisher)
 	b = append(b, `,"sequence":`...)
 	b = strconv.AppendInt(b, e.Sequence, 10)
 	b = append(b, `,"time":`...)
-	b = appendString(b, e.Time.UTC().Format(time.RFC3339Nano))
+	b = verbatim.AppendString(b, e.Time.UTC().Format(time.RFC3339Nano))
 	b = append(b, `,"account":`...)
-	b = appendString(b, e.Account)
+	b = verbatim.AppendString(b, e.Account)
 	b = append(b, `,"principal":`...)
-	b = appendString(b, e.Principal)
+	b = verbatim.AppendString(b, e.Principal)
 	b = append(b, `,"request_digest":`...)
-	b = appendString(b, e.RequestDigest)
+	b = verbatim.AppendString(b, e.RequestDigest)
 	b = append(b, `,"rulebook_version":`...)
 	b = strconv.AppendInt(b, e.RulebookVersion, 10)
 	if e.Task != "" {
 		b = append(b, `,"task":`...)
-		b = appendString(b, e.Task)
+		b = verbatim.AppendString(b, e.Task)
 	}
 	b = append(b, `,"arm":`...)
-	b = appendString(b, e.Arm)
+	b = verbatim.AppendString(b, e.Arm)
 	b = append(b, `,"slug":`...)
-	b = appendString(b, string(e.Slug))
+	b = verbatim.AppendString(b, string(e.Slug))
 	b = append(b, `,"rule_ids":[`...)
 	for i, id := range e.RuleIDs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, id)
+		b = verbatim.AppendString(b, id)
 	}
 	b = append(b, `],"response_digest":`...)
-	b = appendString(b, e.ResponseDigest)
+	b = verbatim.AppendString(b, e.ResponseDigest)
 	b = append(b, `,"sandbox":`...)
 	b = strconv.AppendBool(b, e.Sandbox)
 	b = append(b, `,"forced":`...)
 	b = strconv.AppendBool(b, e.Forced)
 	b = append(b, `,"prev_hash":`...)
-	b = appendString(b, e.PrevHash)
+	b = verbatim.AppendString(b, e.PrevHash)
 	return append(b, '}')
-}
-
-// appendString appends s as json.Marshal writes a string: as it is when
-// it is printable ASCII with nothing to escape, through json.Marshal
-// otherwise.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
 
 // ComputeHash returns the hash e should carry.

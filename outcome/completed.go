@@ -3,6 +3,8 @@ package outcome
 import (
 	"encoding/json"
 	"strconv"
+
+	"github.com/storefront/storefront/internal/verbatim"
 )
 
 // encodeCompleted writes the completed arm as json.Marshal writes
@@ -57,7 +59,7 @@ func (o Outcome) encodeCompleted(v string) ([]byte, error) {
 	}
 	out := make([]byte, 0, n)
 	out = append(out, `{"status":"completed","adcp_version":`...)
-	out = appendText(out, v)
+	out = verbatim.AppendString(out, v)
 	out = append(out, `,"products":[`...)
 	if c.Writer != nil {
 		out = c.Writer.Append(out)
@@ -70,13 +72,13 @@ func (o Outcome) encodeCompleted(v string) ([]byte, error) {
 		}
 	}
 	out = append(out, `],"cache_scope":`...)
-	out = appendText(out, c.CacheScope)
+	out = verbatim.AppendString(out, c.CacheScope)
 	if p := c.Page; p != nil {
 		out = append(out, `,"pagination":{"has_more":`...)
 		out = strconv.AppendBool(out, p.HasMore)
 		if p.Cursor != "" {
 			out = append(out, `,"cursor":`...)
-			out = appendText(out, p.Cursor)
+			out = verbatim.AppendString(out, p.Cursor)
 		}
 		if p.Total != nil {
 			out = append(out, `,"total_count":`...)
@@ -98,19 +100,4 @@ func (o Outcome) encodeCompleted(v string) ([]byte, error) {
 		out = append(out, ctx...)
 	}
 	return append(out, '}'), nil
-}
-
-// appendText appends s as encoding/json writes a string: as it is when
-// it is printable ASCII with nothing to escape, through json.Marshal
-// otherwise.
-func appendText(out []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			b, _ := json.Marshal(s)
-			return append(out, b...)
-		}
-	}
-	out = append(out, '"')
-	out = append(out, s...)
-	return append(out, '"')
 }

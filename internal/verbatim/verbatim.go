@@ -2,7 +2,8 @@
 // byte for byte as they came: the buyer's context, a task's stored result.
 // encoding/json cannot: it compacts a json.RawMessage and escapes its &, <
 // and >. Everything else in an answer is a typed struct that json.Marshal
-// writes; these members are appended after it.
+// writes; these members are appended after it. AppendString spells a
+// string as json.Marshal does, for the encoders written by hand.
 package verbatim
 
 import (
@@ -59,4 +60,19 @@ func Append(obj []byte, members ...Member) []byte {
 	}
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// AppendString appends s as json.Marshal writes a string: as it is when it
+// is printable ASCII with nothing to escape, the common case, through
+// json.Marshal otherwise.
+func AppendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
