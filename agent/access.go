@@ -6,7 +6,6 @@ import (
 	"errors"
 
 	"github.com/storefront/storefront/adcp"
-	"github.com/storefront/storefront/internal/jsonobj"
 	"github.com/storefront/storefront/outcome"
 	"github.com/storefront/storefront/products"
 	"github.com/storefront/storefront/sanitize"
@@ -84,12 +83,11 @@ func (a *Agent) principalFor(ctx context.Context, c Call) (products.Principal, e
 // discovery. A publisher that cannot be read now is left to the call's own
 // answer.
 func (a *Agent) publicDiscovery(ctx context.Context, publisher string, args []byte) bool {
-	// The arguments' account member, named exactly as the decoder reads
-	// it; bytes that are not JSON are left for get_products to refuse.
-	if json.Valid(args) {
-		if top, _ := jsonobj.Members(args); len(top["account"]) > 0 && string(top["account"]) != "null" {
-			return false
-		}
+	var req struct {
+		Account json.RawMessage `json:"account"`
+	}
+	if json.Unmarshal(args, &req) == nil && len(req.Account) > 0 && string(req.Account) != "null" {
+		return false
 	}
 	// The cached snapshot costs no store round trip; right after a
 	// settings change it may lag, and then get_products' own check (on a

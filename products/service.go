@@ -792,7 +792,9 @@ func (s *Service) completed(env outcome.Envelope, req *Request, acct Account, sn
 		return outcome.Outcome{}, e
 	}
 	m := snap.Catalogue.Find(req.Filters, req.GeoCountries, text, req.BuyingMode != "wholesale", omit)
-	defer m.Release() // the page's products are encoded before this returns
+	// The page writer below holds entries, never the match's words, so
+	// it may encode the page after they are handed back.
+	defer m.Release()
 	trace.Considered, trace.Matched, trace.Excluded = m.Considered, m.Total, m.Excluded
 
 	// The cursor's fingerprint is needed only to read a cursor or to
