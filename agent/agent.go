@@ -317,7 +317,7 @@ func reply(o outcome.Outcome) Reply {
 // sent is the reply carrying payload, o encoded, with o's failure marker,
 // slug and summary.
 func sent(o outcome.Outcome, payload []byte) Reply {
-	r := Reply{Payload: payload, Failed: !o.OK(), Compact: o.EncodesCompact()}
+	r := Reply{Payload: payload, Failed: !o.OK(), Compact: o.EncodesCompact(), Escaped: o.Escaped()}
 	switch o.Arm() {
 	case outcome.Rejected:
 		r.Slug = o.Slug()

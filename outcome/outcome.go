@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/internal/jsonesc"
 	"github.com/storefront/storefront/internal/verbatim"
 	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/vocab"
@@ -96,6 +97,27 @@ type ProductWriter interface {
 	// Append appends the products, compact as encoding/json writes them
 	// and separated by commas, to dst: the same bytes on every call.
 	Append(dst []byte) []byte
+}
+
+// EscapingWriter is a ProductWriter that knows, for some of what its last
+// Append wrote, the escaped form a transport writing the answer as a JSON
+// string would write (the MCP text mirror): its spans are of the answer
+// that Append wrote into.
+type EscapingWriter interface {
+	ProductWriter
+	Escaped() []jsonesc.Span
+}
+
+// Escaped is what o's product writer knows of the escaped form of the
+// answer Encode last wrote (Sent.Escaped); nil when it knows nothing.
+func (o Outcome) Escaped() []jsonesc.Span {
+	if o.arm != Completed {
+		return nil
+	}
+	if w, ok := o.completed.Writer.(EscapingWriter); ok {
+		return w.Escaped()
+	}
+	return nil
 }
 
 // Refinement answers one refine entry.

@@ -1,6 +1,7 @@
 package outcome
 
 import (
+	"github.com/storefront/storefront/internal/jsonesc"
 	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/vocab"
 )
@@ -25,4 +26,9 @@ type Sent struct {
 	// writes it compacted can copy it as it is without looking. False
 	// says nothing: the payload may be compact or not.
 	Compact bool
+	// Escaped are stretches of Payload whose escaped form, as a JSON
+	// string's contents, is known already (Outcome.Escaped), in order: a
+	// transport writing the payload as a string copies them rather than
+	// escaping them again. Nil says nothing.
+	Escaped []jsonesc.Span
 }

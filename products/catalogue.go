@@ -2,14 +2,14 @@ package products
 
 import (
 	"encoding/json"
-	"time"
-
-	"github.com/storefront/storefront/adcp"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 	"unicode"
 
+	"github.com/storefront/storefront/adcp"
 	"github.com/storefront/storefront/decline"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/sanitize"
@@ -238,6 +238,8 @@ type Catalogue struct {
 	market  merch.Market
 	index   *index
 	lines   relevanceLines
+	// texts is the room left for the entries' escaped encodings (text).
+	texts textRoom
 }
 
 type entry struct {
@@ -250,6 +252,11 @@ type entry struct {
 	withheld bool
 	// pos is the entry's place in the catalogue.
 	pos int32
+	// text is the entry's encoding with every field and no
+	// brief_relevance, up to but not including its closing brace,
+	// escaped as a JSON string's contents; nil until an answer has
+	// carried it (pageWriter.Append).
+	text atomic.Pointer[[]byte]
 }
 
 type wireField struct {

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/storefront/storefront/adcp"
+	"github.com/storefront/storefront/internal/jsonesc"
 	"github.com/storefront/storefront/sanitize"
 )
 
@@ -438,6 +439,12 @@ type pageWriter struct {
 	currencies []string
 	// relevance is each entry's brief_relevance, encoded; nil for none.
 	relevance []json.RawMessage
+	// texts is the catalogue's room for escaped encodings; nil keeps
+	// none.
+	texts *textRoom
+	// escaped are the spans of the last Append's products whose escaped
+	// form is kept (outcome.EscapingWriter).
+	escaped []jsonesc.Span
 }
 
 func (p *pageWriter) Count() int { return len(p.entries) }
@@ -454,13 +461,56 @@ func (p *pageWriter) Size() int {
 }
 
 func (p *pageWriter) Append(dst []byte) []byte {
+	p.escaped = p.escaped[:0]
+	// Only a product written whole, every field and every pricing
+	// option, is what its kept text escapes.
+	whole := p.texts != nil && len(p.fields) == 0 && len(p.currencies) == 0
 	for i, e := range p.entries {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendProduct(dst, e, p.fields, p.currencies, p.relevance[i])
+		at := len(dst)
+		dst = appendFields(dst, e, p.fields, p.currencies)
+		if whole {
+			if t := p.texts.of(e, dst[at:]); t != nil {
+				p.escaped = append(p.escaped, jsonesc.Span{At: at, Len: len(dst) - at, Text: t})
+			}
+		}
+		dst = appendRelevance(dst, e, p.fields, p.relevance[i])
 	}
 	return dst
+}
+
+// Escaped implements outcome.EscapingWriter.
+func (p *pageWriter) Escaped() []jsonesc.Span { return p.escaped }
+
+// textRoom bounds the bytes a catalogue keeps of its entries' escaped
+// encodings: the products answers carry are kept until the room is
+// spent, and the rest escaped on every answer that carries them.
+type textRoom struct {
+	used atomic.Int64
+}
+
+// maxTextBytes is a catalogue's room for escaped encodings: at about
+// 1.5 KiB a product, the ten thousand products answers carry most.
+const maxTextBytes = 16 << 20
+
+// of returns e's text, escaping enc, e's encoding up to its closing
+// brace as appendFields wrote it with every field, and keeping it while
+// there is room; nil when there is none and it was not kept before.
+func (r *textRoom) of(e *entry, enc []byte) []byte {
+	if t := e.text.Load(); t != nil {
+		return *t
+	}
+	if r.used.Load() >= maxTextBytes {
+		return nil
+	}
+	t := jsonesc.Append(make([]byte, 0, len(enc)+len(enc)/4+16), enc)
+	if !e.text.CompareAndSwap(nil, &t) {
+		return *e.text.Load()
+	}
+	r.used.Add(int64(cap(t)))
+	return t
 }
 
 // appendProduct appends one product encoded with the requested fields
@@ -468,24 +518,19 @@ func (p *pageWriter) Append(dst []byte) []byte {
 // projects), pricing options narrowed to the requested currencies, and
 // rel, the encoded brief_relevance, when there is one and it is asked for.
 func appendProduct(b []byte, e *entry, fields []string, currencies []string, rel json.RawMessage) []byte {
+	return appendRelevance(appendFields(b, e, fields, currencies), e, fields, rel)
+}
+
+// appendFields appends the opening of e's encoding, its brace and the
+// fields appendProduct writes, up to brief_relevance.
+func appendFields(b []byte, e *entry, fields []string, currencies []string) []byte {
 	b = append(b, '{')
 	n := 0
-	// Field names are fixed ASCII identifiers: no escaping needed.
-	write := func(name string, raw []byte) {
-		if n > 0 {
-			b = append(b, ',')
-		}
-		n++
-		b = append(b, '"')
-		b = append(b, name...)
-		b = append(b, '"', ':')
-		b = append(b, raw...)
-	}
-	want := func(name string) bool { return projects(fields, name) }
 	for _, f := range e.fields {
-		if !want(f.name) {
+		if !projects(fields, f.name) {
 			continue
 		}
+		raw := f.raw
 		if f.name == "pricing_options" && len(currencies) > 0 {
 			var kept []PricingOption
 			for _, po := range e.p.PricingOptions {
@@ -493,16 +538,36 @@ func appendProduct(b []byte, e *entry, fields []string, currencies []string, rel
 					kept = append(kept, po)
 				}
 			}
-			raw, _ := json.Marshal(kept)
-			write(f.name, raw)
-			continue
+			raw, _ = json.Marshal(kept)
 		}
-		write(f.name, f.raw)
+		if n > 0 {
+			b = append(b, ',')
+		}
+		n++
+		b = appendMember(b, f.name, raw)
 	}
-	if rel != nil && want("brief_relevance") {
-		write("brief_relevance", rel)
+	return b
+}
+
+// appendRelevance ends the encoding appendFields began: rel, when there is
+// one and it is asked for, and the closing brace.
+func appendRelevance(b []byte, e *entry, fields []string, rel json.RawMessage) []byte {
+	if rel != nil && projects(fields, "brief_relevance") {
+		if len(b) > 0 && b[len(b)-1] != '{' {
+			b = append(b, ',')
+		}
+		b = appendMember(b, "brief_relevance", rel)
 	}
 	return append(b, '}')
+}
+
+// appendMember appends "name":raw. Field names are fixed ASCII
+// identifiers: no escaping needed.
+func appendMember(b []byte, name string, raw []byte) []byte {
+	b = append(b, '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	return append(b, raw...)
 }
 
 // relevanceLines are the brief_relevance lines a catalogue's answers have

@@ -824,7 +824,7 @@ func (s *Service) completed(env outcome.Envelope, req *Request, acct Account, sn
 		page.Cursor = cursor{offset: end, fingerprint: finger()}.encode()
 	}
 	entries := m.Page(offset, end-offset)
-	products := &pageWriter{entries: entries, fields: req.Fields, currencies: req.Filters.PricingCurrencies, relevance: make([]json.RawMessage, len(entries))}
+	products := &pageWriter{entries: entries, fields: req.Fields, currencies: req.Filters.PricingCurrencies, relevance: make([]json.RawMessage, len(entries)), texts: &snap.Catalogue.texts}
 	if projects(req.Fields, "brief_relevance") {
 		for i, e := range entries {
 			// brief_relevance lists the buyer's own words that the

@@ -24,7 +24,7 @@ var layers = [][]string{
 	// Vocabulary and mechanisms with no business in them: protocol facts,
 	// text rules, the screen, hash chains, the clock, limits, panics.
 	{"adcp", "vocab", "field", "jsonfield", "sanitize", "ledger", "audit", "metrics", "console/chart",
-		"internal/clock", "internal/cputime", "internal/jsonobj", "internal/jsonrpc", "internal/limit", "internal/origin",
+		"internal/clock", "internal/cputime", "internal/jsonesc", "internal/jsonobj", "internal/jsonrpc", "internal/limit", "internal/origin",
 		"internal/recovery", "internal/requestid", "internal/requestschema", "internal/verbatim", "store/keyring"},
 	// The decisions: the rulebook and its evaluation, the decline composer,
 	// the closed set of answers. None knows another: what they share is
