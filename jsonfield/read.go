@@ -319,8 +319,34 @@ func (o Object) List(k string) ([]Value, bool) {
 	return v.kids, true
 }
 
+// Others are the names of the object's members that known does not hold
+// and whose value is not null, sorted, each once; nil when there are none,
+// which is found without sorting or copying the members.
+func (o Object) Others(known map[string]bool) []string {
+	var out []string
+	for _, m := range o.v.kids {
+		if !known[string(m.name)] && !slices.Contains(out, string(m.name)) {
+			if o.Has(string(m.name)) {
+				out = append(out, string(m.name))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Only refuses every member but allowed, for an object its schema closes.
 func (o Object) Only(allowed ...string) {
+	all := true
+	for _, m := range o.v.kids {
+		if !slices.Contains(allowed, string(m.name)) {
+			all = false
+			break
+		}
+	}
+	if all {
+		return // nothing to refuse: the members need no sorting
+	}
 	for _, m := range o.v.members() {
 		if !slices.ContainsFunc(allowed, func(a string) bool { return a == string(m.name) }) {
 			o.unknown(string(m.name), allowed)

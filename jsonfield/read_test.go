@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"pgregory.net/rapid"
 
 	"github.com/storefront/storefront/adcp"
 )
@@ -396,4 +397,33 @@ func foldedOrRepeated(v Value) bool {
 		}
 	}
 	return false
+}
+
+// TestOthersIsKeysNotKnown: Others names what the sorted Keys name that
+// known does not hold and whose value is not null, for objects with
+// members given twice, null members and members in any order.
+func TestOthersIsKeysNotKnown(t *testing.T) {
+	known := map[string]bool{"a": true, "c": true}
+	rapid.Check(t, func(t *rapid.T) {
+		var doc []string
+		for range rapid.IntRange(0, 8).Draw(t, "members") {
+			k := rapid.SampledFrom([]string{"a", "b", "c", "d", "e", "\u00e9"}).Draw(t, "name")
+			v := rapid.SampledFrom([]string{"null", "1", `"x"`, "{}"}).Draw(t, "value")
+			doc = append(doc, `"`+k+`":`+v)
+		}
+		v, err := Parse([]byte("{" + strings.Join(doc, ",") + "}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, _ := NewReader(Requests, 100).Object(v, "")
+		var want []string
+		for _, k := range o.Keys() {
+			if !known[k] && o.Has(k) {
+				want = append(want, k)
+			}
+		}
+		if got := o.Others(known); !slices.Equal(got, want) {
+			t.Fatalf("%s: Others = %q, Keys not known = %q", doc, got, want)
+		}
+	})
 }

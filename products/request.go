@@ -621,11 +621,7 @@ func decodeFilters(o jsonfield.Object) Filters {
 	f.StandardFormatsOnly = o.Bool("standard_formats_only")
 	f.FormatOptionRefs = decodeFormatOptionRefs(o)
 	f.FormatIDs = decodeFormatRefs(o)
-	for _, k := range o.Keys() {
-		if !modelledFilters[k] && o.Has(k) {
-			f.Unmodelled = append(f.Unmodelled, k)
-		}
-	}
+	f.Unmodelled = o.Others(modelledFilters)
 	return f
 }
 
