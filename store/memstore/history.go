@@ -380,9 +380,10 @@ func (s *Store) recorded(publisher string, since time.Time) ([]ledger.Entry, err
 	if err != nil {
 		return nil, err
 	}
-	i := sort.Search(len(p.chain), func(i int) bool { return !p.chain[i].Time.Before(since) })
+	i := sort.Search(p.chain.Len(), func(i int) bool { return !p.chain.At(i).Time.Before(since) })
 	var out []ledger.Entry
-	for _, e := range p.chain[i:] {
+	for ; i < p.chain.Len(); i++ {
+		e := *p.chain.At(i)
 		if e.Task != "" {
 			continue // not a brief
 		}
@@ -451,7 +452,8 @@ func (s *Store) Purge(ctx context.Context, publisher string, before store.Retain
 		}
 	}
 	if !before.Requests.IsZero() {
-		for _, e := range p.chain {
+		for i := range p.chain.Len() {
+			e := p.chain.At(i)
 			if !e.Time.Before(before.Requests) {
 				break
 			}

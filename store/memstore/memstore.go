@@ -38,9 +38,11 @@ type Store struct {
 	subMu sync.Mutex
 	subs  map[*subscriber]struct{}
 
-	// LedgerRetain bounds each publisher's in-memory chain: past it, the
-	// oldest entries are dropped (a tenth at a time) and verification
-	// starts from the newest dropped one. Set it before use.
+	// LedgerRetain bounds each publisher's in-memory chain: once it would
+	// pass LedgerRetain and a tenth, the oldest entries, and the requests
+	// kept with them, are dropped down to LedgerRetain, and verification
+	// starts from the newest dropped one. The kept entries are never
+	// copied to do so. Zero keeps every entry. Set it before use.
 	LedgerRetain int
 }
 
@@ -63,10 +65,9 @@ type publisher struct {
 	rulebooks []store.RulebookVersion
 	accounts  map[string]store.Account
 	byKey     map[string]string
-	chain     []ledger.Entry
-	// checkpoint is the newest entry dropped from chain to keep it
-	// within LedgerRetain; zero while the whole chain is held.
-	checkpoint ledger.Entry
+	// chain is the part of the chain held within LedgerRetain, and the
+	// checkpoint verification starts from.
+	chain window
 	// requests are the requests kept beside the chain, by sequence.
 	requests   map[int64][]byte
 	directives map[string]directive
@@ -389,28 +390,19 @@ func (s *Store) Append(ctx context.Context, r ledger.Record) (ledger.Entry, erro
 		return ledger.Entry{}, err
 	}
 	var prev *ledger.Entry
-	if n := len(p.chain); n > 0 {
-		prev = &p.chain[n-1]
+	if n := p.chain.Len(); n > 0 {
+		prev = p.chain.At(n - 1)
 	}
 	r.RuleIDs = append([]string(nil), r.RuleIDs...)
 	request := r.Request
 	r.Request = nil
-	if prev == nil && p.checkpoint.Sequence > 0 {
-		prev = &p.checkpoint
+	if cp := p.chain.Checkpoint(); prev == nil && cp.Sequence > 0 {
+		prev = &cp
 	}
 	e := ledger.Next(prev, r, s.now())
-	p.chain = append(p.chain, e)
+	p.chain.Append(e, s.LedgerRetain, func(old *ledger.Entry) { delete(p.requests, old.Sequence) })
 	if len(request) > 0 && len(request) <= store.MaxKeptRequest {
 		p.requests[e.Sequence] = slices.Clone(request)
-	}
-	if keep := s.LedgerRetain; keep > 0 && len(p.chain) > keep+keep/10 {
-		drop := len(p.chain) - keep
-		for _, old := range p.chain[:drop] {
-			delete(p.requests, old.Sequence)
-		}
-		p.checkpoint = p.chain[drop-1]
-		// Copy, so the dropped entries' memory is released.
-		p.chain = append(make([]ledger.Entry, 0, keep+keep/10+1), p.chain[drop:]...)
 	}
 	return e, nil
 }
@@ -427,8 +419,8 @@ func (s *Store) Decisions(ctx context.Context, publisher string, f store.Decisio
 		limit = 100
 	}
 	out := []ledger.Entry{}
-	for i := len(p.chain) - 1; i >= 0 && len(out) < limit; i-- {
-		e := p.chain[i]
+	for i := p.chain.Len() - 1; i >= 0 && len(out) < limit; i-- {
+		e := *p.chain.At(i)
 		if store.Matches(e, f) {
 			out = append(out, e)
 		}
@@ -448,8 +440,8 @@ func (s *Store) WalkWindow(ctx context.Context, publisher string, start func(seq
 		s.mu.Unlock()
 		return err
 	}
-	chain := append([]ledger.Entry(nil), p.chain...)
-	cp := p.checkpoint
+	chain := p.chain.Clone()
+	cp := p.chain.Checkpoint()
 	s.mu.Unlock()
 	start(cp.Sequence, cp.Hash)
 	return walk(ctx, chain, fn)
@@ -476,7 +468,7 @@ func (s *Store) LedgerLen(ctx context.Context, publisher string) (int64, error) 
 	if err != nil {
 		return 0, err
 	}
-	return p.checkpoint.Sequence + int64(len(p.chain)), nil
+	return p.chain.Checkpoint().Sequence + int64(p.chain.Len()), nil
 }
 
 // Tamper replaces one ledger entry in place. It exists for tests that show
@@ -485,8 +477,8 @@ func (s *Store) Tamper(publisher string, seq int64, edit func(*ledger.Entry)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p, ok := s.pubs[publisher]; ok {
-		if i := seq - p.checkpoint.Sequence - 1; i >= 0 && i < int64(len(p.chain)) {
-			edit(&p.chain[i])
+		if i := seq - p.chain.Checkpoint().Sequence - 1; i >= 0 && i < int64(p.chain.Len()) {
+			edit(p.chain.At(int(i)))
 		}
 	}
 }
