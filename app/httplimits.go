@@ -1,11 +1,9 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -162,7 +160,7 @@ func rpcBody(max int64, refuse func(http.ResponseWriter, []byte, *limit.Failure)
 				return nil
 			}
 			if b != nil {
-				r.Body = io.NopCloser(bytes.NewReader(b))
+				r.Body = limit.NewBuffered(b)
 			}
 			return next(c)
 		}

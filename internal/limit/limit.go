@@ -6,6 +6,7 @@
 package limit
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net"
@@ -42,7 +43,7 @@ func Body(w http.ResponseWriter, r *http.Request, max int64) ([]byte, *Failure) 
 		}
 		return prefix, TooLarge(max)
 	}
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+	b, err := readAll(http.MaxBytesReader(w, r.Body, max), r.ContentLength)
 	if err != nil {
 		w.Header().Set("Connection", "close")
 		return b, Classify(err)
@@ -89,4 +90,58 @@ func Size(n int64) string {
 		}
 	}
 	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// Buffered is a request body already read whole (Body), handed on so that
+// the handlers after the reader take its bytes as they are (ReadAll)
+// instead of reading them into a copy of their own.
+type Buffered struct {
+	b []byte
+	r bytes.Reader
+}
+
+// NewBuffered is a body of b, which is not to be written after.
+func NewBuffered(b []byte) *Buffered {
+	x := &Buffered{b: b}
+	x.r.Reset(b)
+	return x
+}
+
+func (x *Buffered) Read(p []byte) (int, error) { return x.r.Read(p) }
+
+// Close implements io.Closer: there is nothing to release.
+func (x *Buffered) Close() error { return nil }
+
+// ReadAll reads the rest of body as io.ReadAll does, but for a Buffered
+// returns the bytes not yet read without copying them. They are shared:
+// not to be written.
+func ReadAll(body io.Reader) ([]byte, error) {
+	if x, ok := body.(*Buffered); ok {
+		rest := x.b[len(x.b)-x.r.Len():]
+		x.r.Reset(nil)
+		return rest, nil
+	}
+	return io.ReadAll(body)
+}
+
+// readAll is io.ReadAll into a buffer sized for the n bytes the body
+// declares (none when n is not positive), one more for the read that
+// finds its end.
+func readAll(r io.Reader, n int64) ([]byte, error) {
+	if n <= 0 {
+		return io.ReadAll(r)
+	}
+	b := make([]byte, 0, n+1)
+	for {
+		k, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+k]
+		switch {
+		case err == io.EOF:
+			return b, nil
+		case err != nil:
+			return b, err
+		case len(b) == cap(b):
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }

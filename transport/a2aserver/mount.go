@@ -1,10 +1,8 @@
 package a2aserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/internal/jsonrpc"
+	"github.com/storefront/storefront/internal/limit"
 	"github.com/storefront/storefront/internal/recovery"
 )
 
@@ -115,7 +114,7 @@ func (s *Server) publisherOf(c echo.Context) (id string, prefix string) {
 // the same way.
 func (s *Server) serveRPC(c echo.Context) (err error) {
 	r := c.Request()
-	body, err := io.ReadAll(r.Body)
+	body, err := limit.ReadAll(r.Body)
 	if err != nil {
 		return err // the body limit's 413
 	}
@@ -161,7 +160,7 @@ func (s *Server) route(c echo.Context, body []byte, rpcID json.RawMessage, metho
 	ctx = context.WithValue(ctx, exchangeKey{}, x)
 	ctx = a2alog.AttachLogger(ctx, s.cfg.Log)
 	r = r.WithContext(ctx)
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.Body = limit.NewBuffered(body)
 	// a2a-go's 0.3 binding leaves Content-Type unset on errors.
 	w.Header().Set("Content-Type", "application/json")
 	held := &sdkAnswer{header: w.Header()}

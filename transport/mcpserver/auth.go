@@ -1,15 +1,13 @@
 package mcpserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 
-	"github.com/storefront/storefront/internal/jsonrpc"
-
 	"github.com/storefront/storefront/agent"
+	"github.com/storefront/storefront/internal/jsonrpc"
+	"github.com/storefront/storefront/internal/limit"
 	"github.com/storefront/storefront/internal/origin"
 	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/internal/rpcauth"
@@ -54,13 +52,13 @@ func Guard(a *agent.Agent, pol origin.Policy, fast bool, next http.Handler) http
 func guard(a *agent.Agent, pol origin.Policy, fast bool, next http.Handler, w http.ResponseWriter, r *http.Request, id *json.RawMessage) {
 	calls := []rpcCall{{}}
 	if r.Method == http.MethodPost {
-		body, err := io.ReadAll(r.Body)
+		body, err := limit.ReadAll(r.Body)
 		if err != nil {
 			// The body limit's error; the SDK would fail the same way.
 			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.Body = limit.NewBuffered(body)
 		var refusal []byte
 		if calls, refusal = rpcCalls(body); refusal != nil {
 			jsonrpc.Write(w, http.StatusBadRequest, refusal)

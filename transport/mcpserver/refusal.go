@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/storefront/storefront/internal/jsonrpc"
+	"github.com/storefront/storefront/internal/limit"
 )
 
 // maxRefusal is how much of a refusal's plain text is kept to classify it.
@@ -25,11 +26,13 @@ func jsonRefusals(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rw := &refusalWriter{ResponseWriter: w}
 		if r.Method == http.MethodPost && r.Body != nil {
-			body, err := io.ReadAll(r.Body)
+			body, err := limit.ReadAll(r.Body)
 			if err == nil {
 				rw.id = jsonrpc.Peek(body).ID
+				r.Body = limit.NewBuffered(body)
+			} else {
+				r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
 			}
-			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
 		}
 		next.ServeHTTP(rw, r)
 		rw.finish()
