@@ -1,11 +1,13 @@
 package products
 
 import (
-	"encoding/json"
+	"bytes"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/storefront/storefront/decline"
+	"github.com/storefront/storefront/internal/verbatim"
 	"github.com/storefront/storefront/merch"
 	"github.com/storefront/storefront/sanitize"
 	"github.com/storefront/storefront/vocab"
@@ -68,17 +70,31 @@ func (s *Snapshot) keptDeclines() *declines {
 }
 
 // declineKey is what a decline depends on besides its snapshot, and the
-// caller it is kept for (who: the principal and the account); false when
-// it cannot be written or is too long to keep.
+// caller it is kept for (who: the principal and the account): json.Marshal
+// of struct{Who string; Cap int; Brief merch.Brief; Filters Filters; Geo
+// []string}. False when that cannot be written (a float that is not
+// finite), is too long to keep, or could be another input's key as well:
+// json.Marshal writes each byte of invalid UTF-8 as the escape \ufffd, so
+// no key holding that escape is kept. (U+FFFD itself is written as it is;
+// a brief that spells out the escape is left out too, which costs only a
+// decline composed again.)
 func declineKey(who string, cap vocab.Level, brief merch.Brief, req *Request) (string, bool) {
-	b, err := json.Marshal(struct {
-		Who     string
-		Cap     int
-		Brief   merch.Brief
-		Filters Filters
-		Geo     []string
-	}{who, int(cap), brief, req.Filters, req.GeoCountries})
-	if err != nil || len(b) > maxDeclineKey {
+	if !req.Filters.writable() || (brief.Budget != nil && !finite(brief.Budget.Min, brief.Budget.Max)) {
+		return "", false
+	}
+	var buf [1024]byte
+	b := append(buf[:0], `{"Who":`...)
+	b = verbatim.AppendString(b, who)
+	b = append(b, `,"Cap":`...)
+	b = strconv.AppendInt(b, int64(cap), 10)
+	b = append(b, `,"Brief":`...)
+	b = appendBrief(b, &brief)
+	b = append(b, `,"Filters":`...)
+	b = appendFilters(b, &req.Filters)
+	b = append(b, `,"Geo":`...)
+	b = appendStrings(b, req.GeoCountries)
+	b = append(b, '}')
+	if len(b) > maxDeclineKey || bytes.Contains(b, []byte(`\ufffd`)) {
 		return "", false
 	}
 	return string(b), true

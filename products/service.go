@@ -889,18 +889,6 @@ func unknownProposal(entries []RefineEntry) *outcome.Error {
 	return nil
 }
 
-// queryKey is the part of the request a cursor is bound to.
-func queryKey(r *Request) []byte {
-	b, _ := json.Marshal(struct {
-		Mode, Brief string
-		F           Filters
-		Geo, Fields []string
-		Refine      []RefineEntry
-		Size        int
-	}{r.BuyingMode, deref(r.Brief), r.Filters, r.GeoCountries, r.Fields, r.Refine, r.Pagination.MaxResults})
-	return b
-}
-
 func deref(s *string) string {
 	if s == nil {
 		return ""
