@@ -38,9 +38,11 @@ type Call struct {
 	Args          []byte
 	// Transport names the transport, for logs ("mcp" or "a2a").
 	Transport string
-	// doc is Args as the schema door parsed them, for the tool to read
-	// without parsing them again; nil when the door did not.
-	doc *jsonfield.Value
+	// Doc is Args parsed (jsonfield.Parse of exactly Args), by the
+	// transport when it parsed them already or else by the schema door,
+	// for the door and the tool to read without parsing them again; nil
+	// when neither did.
+	Doc *jsonfield.Value
 }
 
 // Reply is a tool's answer: the answer as sent, with nothing a transport

@@ -39,12 +39,12 @@ func (a *Agent) refuseInvalid(t *Tool, c *Call) (Reply, bool) {
 		return Reply{}, false
 	}
 	args := c.Args
-	if len(bytes.TrimSpace(args)) > 0 {
+	if c.Doc == nil && len(bytes.TrimSpace(args)) > 0 {
 		if d, err := jsonfield.Parse(args); err == nil {
-			c.doc = &d
+			c.Doc = &d
 		}
 	}
-	issues, env, err := schemaIssues(t.Name, args, c.doc)
+	issues, env, err := schemaIssues(t.Name, args, c.Doc)
 	if err != nil {
 		return internalReply(args), true // the schemas did not compile: fail closed
 	}

@@ -117,7 +117,7 @@ func (a *Agent) getProductsTool() *Tool {
 				return authReply(c, authErr)
 			}
 			return a.idempotent(ctx, c, p, "get_products", func(ctx context.Context) Reply {
-				return ReplyFor(a.Products.GetProducts(ctx, products.Call{Publisher: c.Publisher, Principal: p, Args: c.Args, Doc: c.doc}))
+				return ReplyFor(a.Products.GetProducts(ctx, products.Call{Publisher: c.Publisher, Principal: p, Args: c.Args, Doc: c.Doc}))
 			})
 		},
 	}

@@ -92,7 +92,7 @@ func serveFast(ctx context.Context, a *agent.Agent, w http.ResponseWriter, r *ht
 	if !c.plain || !a.Has(c.tool) || !fastHeaders(r) {
 		return false
 	}
-	call := agent.Call{Publisher: agent.PublisherOf(ctx), Args: c.args, Transport: "mcp", Authorization: r.Header.Get("Authorization")}
+	call := agent.Call{Publisher: agent.PublisherOf(ctx), Args: c.args, Doc: c.doc, Transport: "mcp", Authorization: r.Header.Get("Authorization")}
 	reply, err := a.Dispatch(ctx, c.tool, call)
 	if err != nil {
 		// Has said the tool is there; a tool that has gone is the SDK's

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/storefront/storefront/internal/jsonobj"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/internal/jsonrpc"
 )
 
@@ -17,6 +18,8 @@ type rpcCall struct {
 	// plain marks a tools/call the fast path may answer (fast.go): an id
 	// it echoes as the SDK would, params of a name and arguments alone.
 	plain bool
+	// doc is args parsed, when the body was read as one message.
+	doc *jsonfield.Value
 }
 
 // rpcCalls reads the JSON-RPC message or batch in a POST body. A body that
@@ -43,7 +46,10 @@ func rpcCalls(body []byte) (calls []rpcCall, refusal []byte) {
 	} else if code != 0 && json.Valid(body) {
 		return nil, jsonrpc.Error(jsonrpc.Peek(body).ID, code, why, nil)
 	}
-	if !json.Valid(body) {
+	// jsonfield accepts exactly what json.Valid does, and its parse is
+	// the arguments' for the tool's door.
+	doc, err := jsonfield.Parse(body)
+	if err != nil {
 		return nil, jsonrpc.Error(nil, jsonrpc.ParseError, "Parse error: the body is not valid JSON", nil)
 	}
 	if nestedDeeperThan(body, MaxDepth) {
@@ -54,6 +60,7 @@ func rpcCalls(body []byte) (calls []rpcCall, refusal []byte) {
 		if why != "" {
 			return nil, jsonrpc.Error(c.id, jsonrpc.InvalidRequest, "Invalid Request: "+why, nil)
 		}
+		c.doc = argumentsOf(doc, c.args)
 		return []rpcCall{c}, nil
 	}
 	var raws []json.RawMessage
@@ -139,6 +146,24 @@ func message(raw json.RawMessage) (c rpcCall, why string) {
 		}
 	}
 	return c, ""
+}
+
+// argumentsOf is the parse of args within doc, the message's parse:
+// params.arguments, as message read them (the last member of each name);
+// nil when args are absent or are not those bytes.
+func argumentsOf(doc jsonfield.Value, args []byte) *jsonfield.Value {
+	if len(args) == 0 {
+		return nil
+	}
+	p, ok := doc.Lookup("params")
+	if !ok {
+		return nil
+	}
+	a, ok := p.Lookup("arguments")
+	if !ok || !bytes.Equal(a.Raw(), args) {
+		return nil
+	}
+	return &a
 }
 
 // MaxDepth is how deeply a request's JSON may nest. No AdCP request comes

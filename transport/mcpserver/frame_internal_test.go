@@ -1,0 +1,43 @@
+package mcpserver
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/storefront/storefront/jsonfield"
+)
+
+// TestCallCarriesTheArgumentsParse: a single tools/call hands its
+// arguments on parsed, the parse being of exactly the bytes the call
+// carries as its arguments (the last of a name given twice, spaced or
+// not), so the door can skip parsing them; a call without arguments, or a
+// batch, carries none.
+func TestCallCarriesTheArgumentsParse(t *testing.T) {
+	for _, tc := range []struct {
+		body   string
+		parsed bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_products","arguments":{"brief":"x"}}}`, true},
+		{` { "jsonrpc" : "2.0" , "id" : 1 , "method" : "tools/call" , "params" : { "name" : "get_products" , "arguments" : { "brief" : [ 1 , 2 ] } } } `, true},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_products","arguments":{"a":1},"arguments":{"b":2}}}`, true},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_products","arguments":{"a":1}},"params":{"name":"get_products","arguments":{"c":3}}}`, true},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_products"}}`, false},
+		{`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_products","arguments":{"a":1}}}]`, false},
+	} {
+		calls, refusal := rpcCalls([]byte(tc.body))
+		if refusal != nil || len(calls) != 1 {
+			t.Fatalf("%s: refused %s, %d calls", tc.body, refusal, len(calls))
+		}
+		c := calls[0]
+		if (c.doc != nil) != tc.parsed {
+			t.Fatalf("%s: parsed arguments %v, want %v", tc.body, c.doc != nil, tc.parsed)
+		}
+		if c.doc == nil {
+			continue
+		}
+		want, err := jsonfield.Parse(c.args)
+		if err != nil || !bytes.Equal(c.doc.Raw(), c.args) || !bytes.Equal(want.Raw(), c.doc.Raw()) || len(want.Kids()) != len(c.doc.Kids()) {
+			t.Fatalf("%s: the parse handed on is of %s, the arguments are %s", tc.body, c.doc.Raw(), c.args)
+		}
+	}
+}
