@@ -427,3 +427,41 @@ func TestOthersIsKeysNotKnown(t *testing.T) {
 		}
 	})
 }
+
+// TestParsesShareNothing: a tree stays as it was read while other
+// documents are parsed after it, deeper and wider ones included, since
+// parses reuse their working stacks (openStacks).
+func TestParsesShareNothing(t *testing.T) {
+	docs := []string{`{"a":[1,{"b":[2,3]}],"c":{"d":"e"}}`, `[[[[[[1,2,3,4,5,6,7,8]]]]]]`, `{"x":` + strings.Repeat(`[{"y":1,"z":[0,0,0]},`, 300) + `0` + strings.Repeat(`]`, 300) + `}`, `{}`, `[]`}
+	trees := make([]Value, len(docs))
+	for i, d := range docs {
+		v, err := Parse([]byte(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		trees[i] = v
+	}
+	for i, d := range docs {
+		var want any
+		dec := json.NewDecoder(strings.NewReader(d))
+		dec.UseNumber()
+		if err := dec.Decode(&want); err != nil {
+			t.Fatal(err)
+		}
+		if got := generic(trees[i]); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%.80s reads as %#v after later parses", d, got)
+		}
+	}
+}
+
+// BenchmarkParseRequest parses a get_products call as the MCP transport
+// does on every request.
+func BenchmarkParseRequest(b *testing.B) {
+	body := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_products","arguments":{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"premium video for coffee lovers in the US","filters":{"channels":["olv","ctv"],"budget_range":{"min":1000,"max":50000,"currency":"USD"},"countries":["US"]},"pagination":{"max_results":10},"context":{"trace":"t-1"}}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

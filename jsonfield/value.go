@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -93,12 +94,32 @@ func Parse(data []byte) (Value, error) {
 // parse reads the first JSON value of data and returns it with the offset
 // after it and any white space that follows.
 func parse(data []byte) (Value, int, bool) {
-	p := parser{doc: data}
+	open := openStacks.Get().(*[]Value)
+	p := parser{doc: data, open: (*open)[:0]}
 	p.space()
 	v, ok := p.value()
 	p.space()
+	if cap(p.open) <= maxPooledStack {
+		// Nothing the stack held is read again; cleared, it keeps no
+		// document alive while pooled.
+		clear(p.open[:p.high])
+		*open = p.open[:0]
+		openStacks.Put(open)
+	}
 	return v, p.i, ok
 }
+
+// openStacks are parsers' open stacks, kept between parses: a request's
+// parse would otherwise grow one from nothing each time.
+var openStacks = sync.Pool{New: func() any { s := make([]Value, 0, 64); return &s }}
+
+// maxPooledStack is the largest open stack kept: one grown by a document
+// far larger than a request is left to the collector.
+const maxPooledStack = 4096
+
+// slabSize is how many values a parser's first slab of kids holds at
+// most: a request's whole tree, usually, in one allocation.
+const slabSize = 256
 
 // maxDepth is how deeply encoding/json lets arrays and objects nest.
 const maxDepth = 10000
@@ -108,8 +129,28 @@ type parser struct {
 	i     int
 	depth int
 	// open holds the elements or members read so far of each container
-	// still open, so that each gets one slice of the right size.
+	// still open, so that each gets one slice of the right size; high is
+	// the most it has held.
 	open []Value
+	high int
+	// slab is where the containers' kids are carved from (carve).
+	slab []Value
+}
+
+// carve is a copy of kids, a closed container's members or elements,
+// carved from the parser's slab: a tree's containers share a few
+// allocations rather than taking one each.
+func (p *parser) carve(kids []Value) []Value {
+	n := len(kids)
+	if n == 0 {
+		return []Value{}
+	}
+	if cap(p.slab)-len(p.slab) < n {
+		p.slab = make([]Value, 0, max(n, min(slabSize, len(p.doc)/8)))
+	}
+	at := len(p.slab)
+	p.slab = append(p.slab, kids...)
+	return p.slab[at : at+n : at+n]
 }
 
 func (p *parser) space() {
@@ -274,7 +315,8 @@ func (p *parser) container(k kind, end byte) (Value, bool) {
 			return Value{}, false
 		}
 	}
-	kids := slices.Clone(p.open[base:])
+	p.high = max(p.high, len(p.open))
+	kids := p.carve(p.open[base:])
 	p.open = p.open[:base]
 	p.depth--
 	return Value{kind: k, raw: p.doc[start:p.i], kids: kids}, true

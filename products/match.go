@@ -461,10 +461,13 @@ func (p *pageWriter) Size() int {
 }
 
 func (p *pageWriter) Append(dst []byte) []byte {
-	p.escaped = p.escaped[:0]
 	// Only a product written whole, every field and every pricing
 	// option, is what its kept text escapes.
 	whole := p.texts != nil && len(p.fields) == 0 && len(p.currencies) == 0
+	p.escaped = p.escaped[:0]
+	if whole && cap(p.escaped) < len(p.entries) {
+		p.escaped = make([]jsonesc.Span, 0, len(p.entries))
+	}
 	for i, e := range p.entries {
 		if i > 0 {
 			dst = append(dst, ',')
