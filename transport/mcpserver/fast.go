@@ -12,6 +12,7 @@ import (
 	"github.com/storefront/storefront/agent"
 	"github.com/storefront/storefront/internal/jsonesc"
 	"github.com/storefront/storefront/internal/jsonrpc"
+	"github.com/storefront/storefront/jsonfield"
 )
 
 // The fast path answers the one request buyers send all day, a stateless
@@ -32,18 +33,17 @@ var fastVersions = map[string]bool{"2025-11-25": true, "2025-06-18": true, "2025
 // plainCall reports whether a tools/call with params p is one the fast
 // path answers: a plain id, a tool name, and arguments that are an object
 // or absent; nothing else in params.
-func plainCall(c rpcCall, p map[string]json.RawMessage) bool {
+func plainCall(c rpcCall, p jsonfield.Value) bool {
 	if c.id == nil || !jsonrpc.PlainID(c.id) || c.tool == "tools/call" {
 		return false
 	}
-	for k := range p {
-		if k != "name" && k != "arguments" {
+	for _, m := range p.Kids() {
+		if k := string(m.Name()); k != "name" && k != "arguments" {
 			return false
 		}
 	}
-	if a, ok := p["arguments"]; ok {
-		a = bytes.TrimSpace(a)
-		return len(a) > 0 && a[0] == '{'
+	if a, ok := p.Lookup("arguments"); ok {
+		return a.IsObject()
 	}
 	return true
 }

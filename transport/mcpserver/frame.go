@@ -56,23 +56,21 @@ func rpcCalls(body []byte) (calls []rpcCall, refusal []byte) {
 		return nil, jsonrpc.Error(nil, jsonrpc.InvalidRequest, fmt.Sprintf("Invalid Request: the body nests more than %d levels deep", MaxDepth), nil)
 	}
 	if body[0] != '[' {
-		c, why := message(body)
+		c, why := message(doc)
 		if why != "" {
 			return nil, jsonrpc.Error(c.id, jsonrpc.InvalidRequest, "Invalid Request: "+why, nil)
 		}
-		c.doc = argumentsOf(doc, c.args)
 		return []rpcCall{c}, nil
 	}
-	var raws []json.RawMessage
-	_ = json.Unmarshal(body, &raws) // valid JSON that opens an array is one
-	if len(raws) == 0 {
+	members := doc.Kids() // valid JSON that opens an array is one
+	if len(members) == 0 {
 		return nil, jsonrpc.Error(nil, jsonrpc.InvalidRequest, "Invalid Request: the batch is empty", nil)
 	}
-	whys := make([]string, len(raws))
+	whys := make([]string, len(members))
 	bad := false
-	for i, raw := range raws {
+	for i, m := range members {
 		var c rpcCall
-		c, whys[i] = message(raw)
+		c, whys[i] = message(m)
 		c.plain = false // a batch is the SDK's to answer
 		calls = append(calls, c)
 		bad = bad || whys[i] != ""
@@ -93,41 +91,40 @@ func rpcCalls(body []byte) (calls []rpcCall, refusal []byte) {
 	return nil, b
 }
 
-// message reads one JSON-RPC 2.0 message: a request or notification, or
-// a response (a client answering the server). It returns why the message
-// is invalid, or "". The call's id is set only when it is a valid id, so
-// that an answer can name it.
-func message(raw json.RawMessage) (c rpcCall, why string) {
-	// raw is valid JSON (rpcCalls checked the body), which is all
-	// jsonobj needs to read it as json.Unmarshal would.
-	m, _ := jsonobj.Members(raw)
-	if m == nil {
+// message reads one JSON-RPC 2.0 message, v, from its parse: a request or
+// notification, or a response (a client answering the server). It reads
+// each member as json.Unmarshal reads an object into a map of raw
+// messages: a name given twice holds its last value. It returns why the
+// message is invalid, or "". The call's id is set only when it is a valid
+// id, so that an answer can name it.
+func message(v jsonfield.Value) (c rpcCall, why string) {
+	if !v.IsObject() {
 		return c, "a message must be a JSON object"
 	}
-	if id, has := m["id"]; has {
-		if !jsonrpc.ValidID(id) {
+	if id, has := v.Lookup("id"); has {
+		if !jsonrpc.ValidID(id.Raw()) {
 			return c, "id must be a string, a number or null"
 		}
-		c.id = id
+		c.id = id.Raw()
 	}
-	if version, ok := jsonobj.String(m["jsonrpc"]); !ok || version != "2.0" {
+	if version, ok := jsonobj.String(raw(v, "jsonrpc")); !ok || version != "2.0" {
 		return c, `jsonrpc must be "2.0"`
 	}
-	rawMethod, isRequest := m["method"]
+	rawMethod, isRequest := v.Lookup("method")
 	if !isRequest {
-		_, result := m["result"]
-		_, failure := m["error"]
+		_, result := v.Lookup("result")
+		_, failure := v.Lookup("error")
 		if c.id == nil || result == failure {
 			return c, "a message needs a method, or an id and one of result or error"
 		}
 		return c, ""
 	}
-	method, ok := jsonobj.String(rawMethod)
+	method, ok := jsonobj.String(rawMethod.Raw())
 	if !ok {
 		return c, "method must be a string"
 	}
-	params := bytes.TrimSpace(m["params"])
-	if len(params) > 0 && params[0] != '{' && params[0] != '[' && string(params) != "null" {
+	params, _ := v.Lookup("params")
+	if k := params.Kind(); len(params.Raw()) > 0 && k != jsonfield.Obj && k != jsonfield.Arr && k != jsonfield.Null {
 		return c, "params must be an object or an array"
 	}
 	if method == "tools/call" {
@@ -137,33 +134,23 @@ func message(raw json.RawMessage) (c rpcCall, why string) {
 		// Member names are matched exactly, as the SDK matches them: a
 		// struct would take "NAME" for "name" and admit a call by a name
 		// the SDK never dispatches.
-		if p, ok := jsonobj.Members(params); ok {
-			if name, ok := jsonobj.String(p["name"]); ok && name != "" {
+		if k := params.Kind(); len(params.Raw()) > 0 && (k == jsonfield.Obj || k == jsonfield.Null) {
+			if name, ok := jsonobj.String(raw(params, "name")); ok && name != "" {
 				c.tool = name
 			}
-			c.args = p["arguments"]
-			c.plain = plainCall(c, p)
+			if a, ok := params.Lookup("arguments"); ok {
+				c.args, c.doc = a.Raw(), &a
+			}
+			c.plain = plainCall(c, params)
 		}
 	}
 	return c, ""
 }
 
-// argumentsOf is the parse of args within doc, the message's parse:
-// params.arguments, as message read them (the last member of each name);
-// nil when args are absent or are not those bytes.
-func argumentsOf(doc jsonfield.Value, args []byte) *jsonfield.Value {
-	if len(args) == 0 {
-		return nil
-	}
-	p, ok := doc.Lookup("params")
-	if !ok {
-		return nil
-	}
-	a, ok := p.Lookup("arguments")
-	if !ok || !bytes.Equal(a.Raw(), args) {
-		return nil
-	}
-	return &a
+// raw is the bytes of o's member k, nil when o has none.
+func raw(o jsonfield.Value, k string) []byte {
+	v, _ := o.Lookup(k)
+	return v.Raw()
 }
 
 // MaxDepth is how deeply a request's JSON may nest. No AdCP request comes
@@ -225,7 +212,11 @@ func toolText(body []byte) (rpcCall, bool) {
 	if !readable(m, "params") || !readable(p, "arguments") {
 		return rpcCall{}, false
 	}
-	c, why := message(body)
+	doc, err := jsonfield.Parse(body)
+	if err != nil {
+		return rpcCall{}, false
+	}
+	c, why := message(doc)
 	if why != "" || c.tool == "" || c.tool == "tools/call" {
 		return rpcCall{}, false
 	}

@@ -10,8 +10,8 @@ import (
 // TestCallCarriesTheArgumentsParse: a single tools/call hands its
 // arguments on parsed, the parse being of exactly the bytes the call
 // carries as its arguments (the last of a name given twice, spaced or
-// not), so the door can skip parsing them; a call without arguments, or a
-// batch, carries none.
+// not), so the door can skip parsing them, a batch's member as well; a
+// call without arguments carries none.
 func TestCallCarriesTheArgumentsParse(t *testing.T) {
 	for _, tc := range []struct {
 		body   string
@@ -22,7 +22,8 @@ func TestCallCarriesTheArgumentsParse(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_products","arguments":{"a":1},"arguments":{"b":2}}}`, true},
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_products","arguments":{"a":1}},"params":{"name":"get_products","arguments":{"c":3}}}`, true},
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_products"}}`, false},
-		{`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_products","arguments":{"a":1}}}]`, false},
+		{`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_products","arguments":{"a":1}}}]`, true},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":null}`, false},
 	} {
 		calls, refusal := rpcCalls([]byte(tc.body))
 		if refusal != nil || len(calls) != 1 {
