@@ -83,10 +83,7 @@ func (a *Agent) principalFor(ctx context.Context, c Call) (products.Principal, e
 // discovery. A publisher that cannot be read now is left to the call's own
 // answer.
 func (a *Agent) publicDiscovery(ctx context.Context, publisher string, args []byte) bool {
-	var req struct {
-		Account json.RawMessage `json:"account"`
-	}
-	if json.Unmarshal(args, &req) == nil && len(req.Account) > 0 && string(req.Account) != "null" {
+	if namesAccount(args) {
 		return false
 	}
 	// The cached snapshot costs no store round trip; right after a
@@ -100,6 +97,45 @@ func (a *Agent) publicDiscovery(ctx context.Context, publisher string, args []by
 		}
 	}
 	return snap.Publisher.AnonymousDiscovery
+}
+
+// namesAccount reports whether args, decoded as encoding/json decodes
+// them, name an account: an "account" member (its name matched without
+// regard to case, as encoding/json matches it, the last one kept) that is
+// not null. Only arguments that could spell the name, in any case or
+// through an escape, are decoded: no rune outside ASCII folds to a letter
+// of "account", so a body with neither is known not to name one.
+func namesAccount(args []byte) bool {
+	if !maySpellAccount(args) {
+		return false
+	}
+	var req struct {
+		Account json.RawMessage `json:"account"`
+	}
+	return json.Unmarshal(args, &req) == nil && len(req.Account) > 0 && string(req.Account) != "null"
+}
+
+// maySpellAccount reports whether b holds a backslash or "account" in any
+// mix of ASCII cases.
+func maySpellAccount(b []byte) bool {
+	const word = "account"
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c == '\\' {
+			return true
+		}
+		if c|0x20 != 'a' || len(b)-i < len(word) {
+			continue
+		}
+		j := 1
+		for j < len(word) && b[i+j]|0x20 == word[j] {
+			j++
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
 }
 
 // AuthError is the AdCP error a transport carries with an admission

@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/storefront/storefront/internal/jsonobj"
-	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/internal/jsonrpc"
+	"github.com/storefront/storefront/jsonfield"
 )
 
 // rpcCall is what admission needs of one JSON-RPC message.
