@@ -43,6 +43,11 @@ type Call struct {
 	// for the door and the tool to read without parsing them again; nil
 	// when neither did.
 	Doc *jsonfield.Value
+	// Lent says the transport keeps no part of the reply's payload once
+	// it has written it, and then calls the reply's Release, so that the
+	// payload may be encoded into a reused buffer (products.Call.Lent).
+	// The reply of a call whose answer is cached for replay is not lent.
+	Lent bool
 }
 
 // Reply is a tool's answer: the answer as sent, with nothing a transport
@@ -303,7 +308,9 @@ func ReplyFor(res products.Result) Reply {
 	if len(res.Payload) == 0 {
 		return reply(res.Outcome)
 	}
-	return sent(res.Outcome, res.Payload)
+	r := sent(res.Outcome, res.Payload)
+	r.Release = res.Release
+	return r
 }
 
 func reply(o outcome.Outcome) Reply {

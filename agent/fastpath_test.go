@@ -323,3 +323,44 @@ func generatedLists(v any) any {
 	}
 	return v
 }
+
+// TestLentPayloadsStayTheirOwn sends distinct get_products calls on the
+// fast path from many goroutines at once, where each answer's payload is
+// encoded into a buffer the one before handed back, and requires every
+// answer to be the one its request gets alone: no buffer is handed to a
+// second answer while the first is still being written.
+func TestLentPayloadsStayTheirOwn(t *testing.T) {
+	tw := newTwins(t)
+	briefs := []string{
+		`{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"Coffee brand launch video"}`,
+		`{"adcp_version":"3.2-beta.5","buying_mode":"wholesale"}`,
+		`{"adcp_version":"3.2-beta.5","buying_mode":"wholesale","pagination":{"max_results":1}}`,
+		`{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"podcast audio for runners","fields":["product_id","name","brief_relevance"]}`,
+		`{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"display","context":{"who":"the fifth buyer"}}`,
+	}
+	want := make([]string, len(briefs))
+	for i, args := range briefs {
+		want[i] = tw.send(t, tw.fast, exchange{body: toolCall(fmt.Sprint(i), "get_products", args), headers: mcpHeaders, token: "buyer"})
+		if !strings.Contains(want[i], `\"status\":\"completed\"`) {
+			t.Fatalf("%s was not answered with products:\n%s", args, want[i])
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			for n := range 40 {
+				i := (g + n*3) % len(briefs)
+				if got := tw.send(t, tw.fast, exchange{body: toolCall(fmt.Sprint(i), "get_products", briefs[i]), headers: mcpHeaders, token: "buyer"}); got != want[i] {
+					errs <- fmt.Sprintf("%s answered\n%s\nwhere alone it was answered\n%s", briefs[i], got, want[i])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
+}

@@ -42,10 +42,10 @@ const (
 // taken over writes nothing. A release or a caching write the store
 // refuses for an outage is retried in the background until the lease
 // ends, so that a key does not stay in flight after the store is back.
-func (a *Agent) idempotent(ctx context.Context, c Call, p products.Principal, tool string, run func(context.Context) Reply) Reply {
+func (a *Agent) idempotent(ctx context.Context, c Call, p products.Principal, tool string, run func(ctx context.Context, kept bool) Reply) Reply {
 	key, scope, hash, ok := idempotencyOf(c.Args, p, tool)
 	if !ok {
-		return run(ctx)
+		return run(ctx, false)
 	}
 	env, _ := a.taskEnvelope(c.Args)
 	token, err := store.NewToken()
@@ -75,7 +75,7 @@ func (a *Agent) idempotent(ctx context.Context, c Call, p products.Principal, to
 	}
 	runCtx, cancel := context.WithTimeout(ctx, runBudget)
 	var r Reply
-	if recovery.Run(runCtx, a.Log, c.Transport, "tool "+tool, func() { r = run(runCtx) }) {
+	if recovery.Run(runCtx, a.Log, c.Transport, "tool "+tool, func() { r = run(runCtx, true) }) {
 		// Answered here, not by Dispatch, so that the key is released
 		// below like that of any transient failure.
 		r = a.InternalReply(c.Args)

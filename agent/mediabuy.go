@@ -149,11 +149,11 @@ func (a *Agent) EnableBuying(b *buying.Service) {
 				if authErr != nil {
 					return authReply(c, authErr)
 				}
-				do := func(ctx context.Context) Reply {
+				do := func(ctx context.Context, _ bool) Reply {
 					return run(ctx, products.Call{Publisher: c.Publisher, Principal: p, Args: c.Args, Caller: callerURL(ctx)})
 				}
 				if !mutating {
-					return do(ctx)
+					return do(ctx, false)
 				}
 				return a.idempotent(ctx, c, p, name, do)
 			},

@@ -116,8 +116,9 @@ func (a *Agent) getProductsTool() *Tool {
 			if authErr != nil {
 				return authReply(c, authErr)
 			}
-			return a.idempotent(ctx, c, p, "get_products", func(ctx context.Context) Reply {
-				return ReplyFor(a.Products.GetProducts(ctx, products.Call{Publisher: c.Publisher, Principal: p, Args: c.Args, Doc: c.Doc}))
+			return a.idempotent(ctx, c, p, "get_products", func(ctx context.Context, kept bool) Reply {
+				// An answer cached for replay is kept: it cannot be lent.
+				return ReplyFor(a.Products.GetProducts(ctx, products.Call{Publisher: c.Publisher, Principal: p, Args: c.Args, Doc: c.Doc, Lent: c.Lent && !kept}))
 			})
 		},
 	}

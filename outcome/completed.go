@@ -14,7 +14,11 @@ import (
 // are most of the bytes. The members whose values are lists or maps are
 // still marshalled. TestCompletedEncodingIsCompletedWire holds the two
 // to the same bytes.
-func (o Outcome) encodeCompleted(v string) ([]byte, error) {
+func (o Outcome) encodeCompleted(v string) ([]byte, error) { return o.appendCompleted(nil, v) }
+
+// appendCompleted is encodeCompleted appending to dst, grown once to the
+// answer's size when it has not the room.
+func (o Outcome) appendCompleted(dst []byte, v string) ([]byte, error) {
 	c := o.completed
 	var tail [][]byte // the marshalled members, in order
 	for _, m := range []struct {
@@ -57,7 +61,10 @@ func (o Outcome) encodeCompleted(v string) ([]byte, error) {
 	for _, p := range c.Products {
 		n += len(p) + 1
 	}
-	out := make([]byte, 0, n)
+	out := dst
+	if cap(out)-len(out) < n {
+		out = append(make([]byte, 0, len(out)+n), out...)
+	}
 	out = append(out, `{"status":"completed","adcp_version":`...)
 	out = verbatim.AppendString(out, v)
 	out = append(out, `,"products":[`...)

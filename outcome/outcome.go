@@ -374,7 +374,28 @@ func (o Outcome) EncodesCompact() bool {
 
 // Encode writes o as the flat AdCP object every transport carries. The
 // same outcome always encodes to the same bytes.
-func (o Outcome) Encode() ([]byte, error) {
+func (o Outcome) Encode() ([]byte, error) { return o.AppendEncode(nil) }
+
+// AppendEncode appends Encode's bytes to dst. A completed answer is
+// written into dst's room when it has enough (the rest are encoded apart
+// and copied), so that a caller can encode into a buffer it reuses.
+// Escaped's spans count from the start of the answer: dst should be empty
+// when they are read.
+func (o Outcome) AppendEncode(dst []byte) ([]byte, error) {
+	if o.arm == Completed {
+		return o.appendCompleted(dst, o.env.Version.String())
+	}
+	b, err := o.encode()
+	if err != nil {
+		return dst, err
+	}
+	if dst == nil {
+		return b, nil
+	}
+	return append(dst, b...), nil
+}
+
+func (o Outcome) encode() ([]byte, error) {
 	v := o.env.Version.String()
 	switch o.arm {
 	case Completed:

@@ -31,4 +31,9 @@ type Sent struct {
 	// transport writing the payload as a string copies them rather than
 	// escaping them again. Nil says nothing.
 	Escaped []jsonesc.Span
+	// Release, when set, hands Payload's buffer back for another answer:
+	// the transport that asked for a lent payload (agent.Call.Lent) calls
+	// it once the payload is written and reads none of it after. A second
+	// call does nothing. Nil for a payload that is the reply's own.
+	Release func()
 }

@@ -90,6 +90,10 @@ type Call struct {
 	// Caller is the storefront's agent URL as the buyer reached it, which
 	// a governance check names; get_products does not read it.
 	Caller string
+	// Lent says the caller keeps no part of the payload once it has
+	// written it, and then calls Result.Release: a completed answer is
+	// encoded into a reused buffer rather than one of its own.
+	Lent bool
 }
 
 // Result is the pipeline's account of a call: the outcome, its wire bytes,
@@ -101,6 +105,10 @@ type Result struct {
 	// Payload is exactly what the transport sends as the AdCP object.
 	Payload []byte
 	Trace   Trace
+	// Release is set when Payload is lent (Call.Lent): it hands the
+	// buffer back for another answer, after which neither Payload nor
+	// anything sliced from it may be read. Calling it again does nothing.
+	Release func()
 }
 
 // Trace is the internal account of a decision. It names internal rules and
@@ -931,13 +939,21 @@ func (s *Service) account(ctx context.Context, c Call, req *Request, snap *Snaps
 // transient error arm: no answer leaves unrecorded.
 func (s *Service) finish(ctx context.Context, p *pass, o outcome.Outcome) Result {
 	c := p.call
-	payload, err := o.Encode()
+	var lent *lease
+	var payload []byte
+	var err error
+	if c.Lent && o.Arm() == outcome.Completed {
+		lent = lend()
+		payload, err = o.AppendEncode(lent.buf[:0])
+	} else {
+		payload, err = o.Encode()
+	}
 	if err != nil {
 		p.trace.Error = err.Error()
 		return s.internal(p, o.Envelope())
 	}
 	if !p.mode.records() {
-		return Result{Outcome: o, Payload: payload, Trace: p.trace}
+		return Result{Outcome: o, Payload: payload, Trace: p.trace, Release: lent.hold(payload)}
 	}
 	entry, err := s.Ledger.Append(ctx, s.record(p, o, payload))
 	if err != nil {
@@ -962,7 +978,7 @@ func (s *Service) finish(ctx context.Context, p *pass, o outcome.Outcome) Result
 			return s.internal(p, o.Envelope())
 		}
 	}
-	return Result{Outcome: o, Payload: payload, Trace: p.trace}
+	return Result{Outcome: o, Payload: payload, Trace: p.trace, Release: lent.hold(payload)}
 }
 
 // unavailable is the transient error arm for an answer that could not be

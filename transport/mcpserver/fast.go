@@ -92,7 +92,9 @@ func serveFast(ctx context.Context, a *agent.Agent, w http.ResponseWriter, r *ht
 	if !c.plain || !a.Has(c.tool) || !fastHeaders(r) {
 		return false
 	}
-	call := agent.Call{Publisher: agent.PublisherOf(ctx), Args: c.args, Doc: c.doc, Transport: "mcp", Authorization: r.Header.Get("Authorization")}
+	// The payload is lent: it is copied into the answer below and handed
+	// back before anything is written.
+	call := agent.Call{Publisher: agent.PublisherOf(ctx), Args: c.args, Doc: c.doc, Transport: "mcp", Authorization: r.Header.Get("Authorization"), Lent: true}
 	reply, err := a.Dispatch(ctx, c.tool, call)
 	if err != nil {
 		// Has said the tool is there; a tool that has gone is the SDK's
@@ -102,6 +104,10 @@ func serveFast(ctx context.Context, a *agent.Agent, w http.ResponseWriter, r *ht
 	buf := answers.Get().(*[]byte)
 	defer answers.Put(buf)
 	out, err := appendAnswer((*buf)[:0], c.id, reply)
+	if reply.Release != nil {
+		reply.Release()
+		reply = agent.Reply{}
+	}
 	if err != nil {
 		a.Log.Error("encoding an MCP answer failed", "tool", c.tool, "err", err)
 		out, _ = appendAnswer((*buf)[:0], c.id, a.InternalReply(c.args))
