@@ -401,12 +401,7 @@ func (o Outcome) encode() ([]byte, error) {
 	case Completed:
 		return o.encodeCompleted(v)
 	case Rejected:
-		r := o.rejected
-		return json.Marshal(RejectedWire{
-			Status: "rejected", AdcpVersion: v, Reason: r.Reason, Suggestions: r.Suggestions,
-			Ext:      RejectedExt{DeclineExt{Decline: DeclineSlug{Fixable: r.Fixable, Slug: string(r.Slug)}, Receipt: r.Receipt}},
-			Replayed: o.replayed, Context: o.env.Context,
-		})
+		return o.encodeRejected(v)
 	case Failed:
 		if o.failed.bare {
 			e := bareError{Code: o.failed.errors[0].Code, Message: o.failed.errors[0].Message}

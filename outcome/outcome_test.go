@@ -466,3 +466,70 @@ func TestCompletedEncodingIsCompletedWire(t *testing.T) {
 		}
 	})
 }
+
+// TestRejectedEncodingIsRejectedWire: the hand-written rejected arm is
+// json.Marshal of RejectedWire byte for byte, suggestions, receipt,
+// replay marker and context present or not, with strings that need
+// escaping.
+func TestRejectedEncodingIsRejectedWire(t *testing.T) {
+	str := rapid.StringOfN(rapid.SampledFrom([]rune("ab <>&\"\\\u2028é\x01\x7f")), 0, 12, -1)
+	rapid.Check(t, func(t *rapid.T) {
+		var ctx json.RawMessage
+		switch rapid.IntRange(0, 3).Draw(t, "context") {
+		case 1:
+			ctx = json.RawMessage(`{ "trace" : "<a&b>", "n": [1, 2.50] }`)
+		case 2:
+			ctx = json.RawMessage(`null`)
+		case 3:
+			c, _ := json.Marshal(map[string]string{"k": str.Draw(t, "ctx")})
+			ctx = c
+		}
+		e := outcome.Envelope{Version: env.Version, Context: ctx}
+		text := func(label string) sanitize.Text {
+			// The screen may drop or change what it is given: whatever
+			// Text it makes is what both encoders are given.
+			if s, ok := sanitize.Vendor().Line("x"+str.Draw(t, label), 500); ok {
+				return s
+			}
+			return sanitize.Declined
+		}
+		body := outcome.RejectedBody{
+			Reason:  text("reason"),
+			Slug:    vocab.Slug(str.Draw(t, "slug")),
+			Fixable: rapid.Bool().Draw(t, "fixable"),
+		}
+		for range rapid.IntRange(0, 3).Draw(t, "suggestions") {
+			body.Suggestions = append(body.Suggestions, text("suggestion"))
+		}
+		if rapid.Bool().Draw(t, "empty suggestions") && body.Suggestions == nil {
+			body.Suggestions = []sanitize.Text{}
+		}
+		o, err := outcome.NewRejected(e, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rapid.Bool().Draw(t, "receipt") {
+			o = o.WithReceipt(outcome.Receipt{Sequence: rapid.Int64().Draw(t, "sequence"), EntryHash: str.Draw(t, "hash")})
+		}
+		replayed := rapid.Bool().Draw(t, "replayed")
+		if replayed {
+			o = o.Replayed()
+		}
+		got, err := o.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rej, _ := o.Rejection()
+		want, err := json.Marshal(outcome.RejectedWire{
+			Status: "rejected", AdcpVersion: env.Version.String(), Reason: rej.Reason, Suggestions: rej.Suggestions,
+			Ext:      outcome.RejectedExt{Storefront: outcome.DeclineExt{Decline: outcome.DeclineSlug{Fixable: rej.Fixable, Slug: string(rej.Slug)}, Receipt: rej.Receipt}},
+			Replayed: replayed, Context: ctx,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Fatalf("wrote\n%s\njson.Marshal writes\n%s", got, want)
+		}
+	})
+}
