@@ -366,8 +366,10 @@ func briefTerms(text string) map[string]bool {
 
 // relevance lists the brief terms a product matched, for
 // brief_relevance: the first eight in order of the words.
-func (m *Match) relevance(e *entry) []string {
-	var out []string
+func (m *Match) relevance(e *entry) []string { return m.appendRelevance(nil, e) }
+
+// appendRelevance appends relevance's terms to out.
+func (m *Match) appendRelevance(out []string, e *entry) []string {
 	for _, t := range m.found {
 		if t.weight(e.pos) > 0 {
 			out = append(out, t.word)
@@ -581,8 +583,8 @@ func appendMember(b []byte, name string, raw []byte) []byte {
 // maxRelevanceLines distinct lines, new ones are screened each time and
 // not kept.
 type relevanceLines struct {
-	m sync.Map // line → json.RawMessage, nil for a line the screen refused
-	n atomic.Int64
+	mu sync.RWMutex
+	m  map[string]json.RawMessage // line → its encoding, nil for a line the screen refused
 }
 
 const maxRelevanceLines = 4096
@@ -591,19 +593,25 @@ const maxRelevanceLines = 4096
 // the buyer's own words: it is never screened with the deny-list, or
 // whether it appears would tell the buyer which words it typed form a
 // confidential phrase) and encoded as a JSON string; nil when the screen
-// refuses it. The bytes are shared: they are copied, never written.
-func (l *relevanceLines) encoded(line string) json.RawMessage {
-	if v, ok := l.m.Load(line); ok {
-		return v.(json.RawMessage)
+// refuses it. The bytes are shared: they are copied, never written. The
+// line is read, not kept: the caller may reuse it.
+func (l *relevanceLines) encoded(line []byte) json.RawMessage {
+	l.mu.RLock()
+	raw, ok := l.m[string(line)]
+	l.mu.RUnlock()
+	if ok {
+		return raw
 	}
-	var raw json.RawMessage
-	if s, ok := sanitize.Vendor().Line(line, 500); ok {
+	if s, ok := sanitize.Vendor().Line(string(line), 500); ok {
 		raw, _ = json.Marshal(s)
 	}
-	if l.n.Load() < maxRelevanceLines {
-		if _, loaded := l.m.LoadOrStore(line, raw); !loaded {
-			l.n.Add(1)
-		}
+	l.mu.Lock()
+	if l.m == nil {
+		l.m = map[string]json.RawMessage{}
 	}
+	if len(l.m) < maxRelevanceLines {
+		l.m[string(line)] = raw
+	}
+	l.mu.Unlock()
 	return raw
 }

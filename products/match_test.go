@@ -300,24 +300,31 @@ func TestFindOmitRelevant(t *testing.T) {
 // lines are still answered but no longer kept.
 func TestRelevanceLines(t *testing.T) {
 	var l relevanceLines
-	got := l.encoded("Matches brief terms: video, sports.")
+	got := l.encoded([]byte("Matches brief terms: video, sports."))
 	if string(got) != `"Matches brief terms: video, sports."` {
 		t.Fatalf("encoded = %s", got)
 	}
-	if again := l.encoded("Matches brief terms: video, sports."); &again[0] != &got[0] {
+	if again := l.encoded([]byte("Matches brief terms: video, sports.")); &again[0] != &got[0] {
 		t.Errorf("the second answer with the same line encoded it again")
 	}
-	if raw := string(l.encoded("Matches brief terms: <b>video</b>.")); strings.Contains(raw, "<b>") {
+	if raw := string(l.encoded([]byte("Matches brief terms: <b>video</b>."))); strings.Contains(raw, "<b>") {
 		t.Errorf("markup kept in a relevance line: %s", raw)
 	}
-	for i := 0; l.n.Load() < maxRelevanceLines; i++ {
-		l.encoded(fmt.Sprintf("Matches brief terms: w%d.", i))
+	// The line is the caller's to reuse: what is kept is a copy.
+	buf := []byte("Matches brief terms: reused.")
+	l.encoded(buf)
+	copy(buf, "XXXXXXX")
+	if raw, kept := l.m["Matches brief terms: reused."]; !kept || string(raw) != `"Matches brief terms: reused."` {
+		t.Errorf("a reused line changed what was kept: %s", raw)
+	}
+	for i := 0; len(l.m) < maxRelevanceLines; i++ {
+		l.encoded(fmt.Appendf(nil, "Matches brief terms: w%d.", i))
 	}
 	line := "Matches brief terms: one past the bound."
-	if raw := string(l.encoded(line)); raw != `"`+line+`"` {
+	if raw := string(l.encoded([]byte(line))); raw != `"`+line+`"` {
 		t.Errorf("past the bound: %s", raw)
 	}
-	if _, kept := l.m.Load(line); kept || l.n.Load() != maxRelevanceLines {
-		t.Errorf("a line past the bound was kept (%d kept)", l.n.Load())
+	if _, kept := l.m[line]; kept || len(l.m) != maxRelevanceLines {
+		t.Errorf("a line past the bound was kept (%d kept)", len(l.m))
 	}
 }

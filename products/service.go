@@ -834,12 +834,21 @@ func (s *Service) completed(env outcome.Envelope, req *Request, acct Account, sn
 	entries := m.Page(offset, end-offset)
 	products := &pageWriter{entries: entries, fields: req.Fields, currencies: req.Filters.PricingCurrencies, relevance: make([]json.RawMessage, len(entries)), texts: &snap.Catalogue.texts}
 	if projects(req.Fields, "brief_relevance") {
+		var rel []string
+		var line []byte
 		for i, e := range entries {
 			// brief_relevance lists the buyer's own words that the
 			// product's public text matched, screened as relevanceLines
 			// says.
-			if rel := m.relevance(e); len(rel) > 0 {
-				products.relevance[i] = snap.Catalogue.lines.encoded("Matches brief terms: " + strings.Join(rel, ", ") + ".")
+			if rel = m.appendRelevance(rel[:0], e); len(rel) > 0 {
+				line = append(line[:0], "Matches brief terms: "...)
+				for j, w := range rel {
+					if j > 0 {
+						line = append(line, ", "...)
+					}
+					line = append(line, w...)
+				}
+				products.relevance[i] = snap.Catalogue.lines.encoded(append(line, '.'))
 			}
 		}
 	}
