@@ -32,6 +32,16 @@ func ParseVersion(s string) (Version, error) {
 }
 
 func (v Version) String() string {
+	// Every answer names its version: a served one is spelled once.
+	for i := range supported {
+		if supported[i] == v {
+			return spellings[i]
+		}
+	}
+	return v.spell()
+}
+
+func (v Version) spell() string {
 	s := strconv.Itoa(v.Major) + "." + strconv.Itoa(v.Minor)
 	if v.Pre != "" {
 		s += "-" + v.Pre
@@ -144,6 +154,15 @@ var supported = func() []Version {
 	out := make([]Version, len(releases))
 	for i, r := range releases {
 		out[i] = r.Version
+	}
+	return out
+}()
+
+// spellings are the supported versions' strings, in the same order.
+var spellings = func() []string {
+	out := make([]string, len(supported))
+	for i, v := range supported {
+		out[i] = v.spell()
 	}
 	return out
 }()

@@ -355,3 +355,17 @@ func TestSpelledVersionsParse(t *testing.T) {
 		}
 	}
 }
+
+// TestServedVersionsAreSpelledOnce: a supported version's string is the
+// one kept for it, spelled as any other version is, and one not served
+// is still spelled.
+func TestServedVersionsAreSpelledOnce(t *testing.T) {
+	for _, v := range supported {
+		if v.String() != v.spell() {
+			t.Errorf("%#v is spelled %q, want %q", v, v.String(), v.spell())
+		}
+	}
+	if got := (Version{Major: 9, Minor: 1, Pre: "rc.2"}).String(); got != "9.1-rc.2" {
+		t.Errorf("an unserved version is spelled %q", got)
+	}
+}
