@@ -241,6 +241,10 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		if status >= 500 {
 			level = slog.LevelWarn
 		}
+		if !s.cfg.Log.Enabled(c.Request().Context(), level) {
+			// The line's values are not even boxed for a level not logged.
+			return nil
+		}
 		s.cfg.Log.Log(c.Request().Context(), level, "http",
 			"method", c.Request().Method, "path", c.Request().URL.Path, "status", status,
 			"request_id", c.Response().Header().Get(requestid.Header),
