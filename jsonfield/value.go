@@ -117,9 +117,15 @@ var openStacks = sync.Pool{New: func() any { s := make([]Value, 0, 64); return &
 // far larger than a request is left to the collector.
 const maxPooledStack = 4096
 
-// slabSize is how many values a parser's first slab of kids holds at
-// most: a request's whole tree, usually, in one allocation.
+// slabSize is how many values a parser's slab of kids holds at most: a
+// request's whole tree, usually, in one allocation.
 const slabSize = 256
+
+// bytesPerValue is what the first slab allows each value of the document:
+// a request's members run to about 17 bytes each, and a slab sized for
+// twice the values it holds is garbage the collector pays for. A document
+// of smaller values takes more slabs, each twice the one before.
+const bytesPerValue = 12
 
 // maxDepth is how deeply encoding/json lets arrays and objects nest.
 const maxDepth = 10000
@@ -146,7 +152,11 @@ func (p *parser) carve(kids []Value) []Value {
 		return []Value{}
 	}
 	if cap(p.slab)-len(p.slab) < n {
-		p.slab = make([]Value, 0, max(n, min(slabSize, len(p.doc)/8)))
+		size := len(p.doc) / bytesPerValue
+		if p.slab != nil {
+			size = 2 * cap(p.slab)
+		}
+		p.slab = make([]Value, 0, max(n, min(slabSize, size)))
 	}
 	at := len(p.slab)
 	p.slab = append(p.slab, kids...)
