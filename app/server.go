@@ -78,6 +78,8 @@ type Server struct {
 	publishers sync.Map
 	// origin decides the scheme and host public URLs name.
 	origin origin.Policy
+	// base is BaseURL once Listen has bound the address.
+	base   string
 	limits Limits
 	// readOnlyRoutes are the routes (method and path) that take no body.
 	readOnlyRoutes map[string]bool
@@ -261,6 +263,9 @@ func (s *Server) Listen() error {
 		return err
 	}
 	s.ln = ln
+	// Every routed request names its base URL: it is spelled once the
+	// address is bound, before anything is served.
+	s.base = s.baseURL()
 	return nil
 }
 
@@ -309,6 +314,13 @@ func (s *Server) Agent() *agent.Agent { return s.cfg.Agent }
 
 // BaseURL is the server's http:// base.
 func (s *Server) BaseURL() string {
+	if s.base != "" {
+		return s.base
+	}
+	return s.baseURL()
+}
+
+func (s *Server) baseURL() string {
 	addr := s.Addr()
 	if strings.HasPrefix(addr, "[::]") || strings.HasPrefix(addr, "0.0.0.0") {
 		_, port, _ := net.SplitHostPort(addr)
