@@ -75,6 +75,8 @@ func (a *Agent) idempotent(ctx context.Context, c Call, p products.Principal, to
 	}
 	runCtx, cancel := context.WithTimeout(ctx, runBudget)
 	var r Reply
+	// kept: the answer is cached below, and settle may retry caching it
+	// after the reply has gone, so its payload must not be lent.
 	if recovery.Run(runCtx, a.Log, c.Transport, "tool "+tool, func() { r = run(runCtx, true) }) {
 		// Answered here, not by Dispatch, so that the key is released
 		// below like that of any transient failure.

@@ -671,6 +671,8 @@ func (s *Service) curate(ctx context.Context, p *pass) Result {
 	res := s.finish(ctx, p, outcome.NewSubmitted(p.env, id, screenOptional(p.snap.Screen, curatingMessage)))
 	if res.Outcome.Arm() == outcome.Submitted {
 		c := p.call
+		// A new Call, never p.call: the curated answer is stored with the
+		// task, so it must not be lent (Lent).
 		bg := Call{Publisher: c.Publisher, Principal: c.Principal, Args: c.Args}
 		s.Curation.Curate(c.Publisher, sub, func(ctx context.Context) Result { return s.run(ctx, bg, nil, Curating) })
 	}
