@@ -7,17 +7,14 @@ import (
 	"github.com/storefront/storefront/internal/verbatim"
 )
 
-// encodeCompleted writes the completed arm as json.Marshal writes
+// appendCompleted writes the completed arm as json.Marshal writes
 // CompletedWire, member for member, with the products written in place
 // rather than marshalled: the answer's head is a handful of short members
 // that reflection would spend more on than the writing, and the products
 // are most of the bytes. The members whose values are lists or maps are
-// still marshalled. TestCompletedEncodingIsCompletedWire holds the two
-// to the same bytes.
-func (o Outcome) encodeCompleted(v string) ([]byte, error) { return o.appendCompleted(nil, v) }
-
-// appendCompleted is encodeCompleted appending to dst, grown once to the
-// answer's size when it has not the room.
+// still marshalled. It appends to dst, grown once to the answer's size
+// when it has not the room. TestCompletedEncodingIsCompletedWire holds
+// the two to the same bytes.
 func (o Outcome) appendCompleted(dst []byte, v string) ([]byte, error) {
 	c := o.completed
 	var tail [][]byte // the marshalled members, in order
@@ -39,14 +36,9 @@ func (o Outcome) appendCompleted(dst []byte, v string) ([]byte, error) {
 		}
 		tail = append(tail, append([]byte(`,"`+m.key+`":`), b...))
 	}
-	var ctx []byte
-	if len(o.env.Context) > 0 {
-		// As json.Marshal writes a RawMessage: compacted, HTML escaped,
-		// and refused when it is not JSON.
-		var err error
-		if ctx, err = json.Marshal(o.env.Context); err != nil {
-			return nil, err
-		}
+	ctx, err := o.marshalledContext()
+	if err != nil {
+		return nil, err
 	}
 	n := 160 + len(v) + len(c.CacheScope) + len(ctx)
 	if c.Page != nil {
@@ -99,6 +91,22 @@ func (o Outcome) appendCompleted(dst []byte, v string) ([]byte, error) {
 	if c.Sandbox {
 		out = append(out, `,"sandbox":true`...)
 	}
+	return o.appendClose(out, ctx), nil
+}
+
+// marshalledContext is the envelope's context as json.Marshal writes a
+// RawMessage: compacted, HTML escaped, and refused when it is not JSON;
+// nil when there is none.
+func (o Outcome) marshalledContext() ([]byte, error) {
+	if len(o.env.Context) == 0 {
+		return nil, nil
+	}
+	return json.Marshal(o.env.Context)
+}
+
+// appendClose ends a hand-written arm as json.Marshal ends its wire type:
+// the replay marker, the context (marshalledContext) and the brace.
+func (o Outcome) appendClose(out, ctx []byte) []byte {
 	if o.replayed {
 		out = append(out, `,"replayed":true`...)
 	}
@@ -106,5 +114,5 @@ func (o Outcome) appendCompleted(dst []byte, v string) ([]byte, error) {
 		out = append(out, `,"context":`...)
 		out = append(out, ctx...)
 	}
-	return append(out, '}'), nil
+	return append(out, '}')
 }

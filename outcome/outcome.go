@@ -395,11 +395,10 @@ func (o Outcome) AppendEncode(dst []byte) ([]byte, error) {
 	return append(dst, b...), nil
 }
 
+// encode writes the arms AppendEncode does not write in place.
 func (o Outcome) encode() ([]byte, error) {
 	v := o.env.Version.String()
 	switch o.arm {
-	case Completed:
-		return o.encodeCompleted(v)
 	case Rejected:
 		return o.encodeRejected(v)
 	case Failed:

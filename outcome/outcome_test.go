@@ -404,16 +404,7 @@ func TestCompletedWriter(t *testing.T) {
 func TestCompletedEncodingIsCompletedWire(t *testing.T) {
 	str := rapid.StringOfN(rapid.SampledFrom([]rune("ab <>&\"\\\u2028é\x01\x7f")), 0, 12, -1)
 	rapid.Check(t, func(t *rapid.T) {
-		var ctx json.RawMessage
-		switch rapid.IntRange(0, 3).Draw(t, "context") {
-		case 1:
-			ctx = json.RawMessage(`{ "trace" : "<a&b>", "n": [1, 2.50] }`)
-		case 2:
-			ctx = json.RawMessage(`null`)
-		case 3:
-			c, _ := json.Marshal(map[string]string{"k": str.Draw(t, "ctx")})
-			ctx = c
-		}
+		ctx := drawContext(t, str)
 		e := outcome.Envelope{Version: env.Version, Context: ctx}
 		var ps []json.RawMessage
 		for i := range rapid.IntRange(0, 3).Draw(t, "products") {
@@ -467,6 +458,22 @@ func TestCompletedEncodingIsCompletedWire(t *testing.T) {
 	})
 }
 
+// drawContext is a request context for the encoders' property tests:
+// none, one json.Marshal must compact and escape, null, or one holding a
+// drawn string.
+func drawContext(t *rapid.T, str *rapid.Generator[string]) json.RawMessage {
+	switch rapid.IntRange(0, 3).Draw(t, "context") {
+	case 1:
+		return json.RawMessage(`{ "trace" : "<a&b>", "n": [1, 2.50] }`)
+	case 2:
+		return json.RawMessage(`null`)
+	case 3:
+		c, _ := json.Marshal(map[string]string{"k": str.Draw(t, "ctx")})
+		return c
+	}
+	return nil
+}
+
 // TestRejectedEncodingIsRejectedWire: the hand-written rejected arm is
 // json.Marshal of RejectedWire byte for byte, suggestions, receipt,
 // replay marker and context present or not, with strings that need
@@ -474,16 +481,7 @@ func TestCompletedEncodingIsCompletedWire(t *testing.T) {
 func TestRejectedEncodingIsRejectedWire(t *testing.T) {
 	str := rapid.StringOfN(rapid.SampledFrom([]rune("ab <>&\"\\\u2028é\x01\x7f")), 0, 12, -1)
 	rapid.Check(t, func(t *rapid.T) {
-		var ctx json.RawMessage
-		switch rapid.IntRange(0, 3).Draw(t, "context") {
-		case 1:
-			ctx = json.RawMessage(`{ "trace" : "<a&b>", "n": [1, 2.50] }`)
-		case 2:
-			ctx = json.RawMessage(`null`)
-		case 3:
-			c, _ := json.Marshal(map[string]string{"k": str.Draw(t, "ctx")})
-			ctx = c
-		}
+		ctx := drawContext(t, str)
 		e := outcome.Envelope{Version: env.Version, Context: ctx}
 		text := func(label string) sanitize.Text {
 			// The screen may drop or change what it is given: whatever

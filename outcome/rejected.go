@@ -1,7 +1,6 @@
 package outcome
 
 import (
-	"encoding/json"
 	"strconv"
 
 	"github.com/storefront/storefront/internal/verbatim"
@@ -14,14 +13,9 @@ import (
 // TestRejectedEncodingIsRejectedWire holds the two to the same bytes.
 func (o Outcome) encodeRejected(v string) ([]byte, error) {
 	r := o.rejected
-	var ctx []byte
-	if len(o.env.Context) > 0 {
-		// As json.Marshal writes a RawMessage: compacted, HTML escaped,
-		// and refused when it is not JSON.
-		var err error
-		if ctx, err = json.Marshal(o.env.Context); err != nil {
-			return nil, err
-		}
+	ctx, err := o.marshalledContext()
+	if err != nil {
+		return nil, err
 	}
 	n := 200 + len(v) + len(r.Reason.String()) + len(r.Slug) + len(ctx)
 	for _, s := range r.Suggestions {
@@ -57,13 +51,5 @@ func (o Outcome) encodeRejected(v string) ([]byte, error) {
 		out = verbatim.AppendString(out, rc.EntryHash)
 		out = append(out, '}')
 	}
-	out = append(out, "}}"...)
-	if o.replayed {
-		out = append(out, `,"replayed":true`...)
-	}
-	if ctx != nil {
-		out = append(out, `,"context":`...)
-		out = append(out, ctx...)
-	}
-	return append(out, '}'), nil
+	return o.appendClose(append(out, "}}"...), ctx), nil
 }
