@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -106,7 +107,7 @@ func (a *Agent) publicDiscovery(ctx context.Context, publisher string, args []by
 // through an escape, are decoded: no rune outside ASCII folds to a letter
 // of "account", so a body with neither is known not to name one.
 func namesAccount(args []byte) bool {
-	if !maySpellAccount(args) {
+	if !mayName(args, "account", true) {
 		return false
 	}
 	var req struct {
@@ -115,27 +116,34 @@ func namesAccount(args []byte) bool {
 	return json.Unmarshal(args, &req) == nil && len(req.Account) > 0 && string(req.Account) != "null"
 }
 
-// maySpellAccount reports whether b holds a backslash or "account" in any
-// mix of ASCII cases.
-func maySpellAccount(b []byte) bool {
-	const word = "account"
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if c == '\\' {
-			return true
-		}
-		if c|0x20 != 'a' || len(b)-i < len(word) {
-			continue
-		}
-		j := 1
-		for j < len(word) && b[i+j]|0x20 == word[j] {
+// mayName is false only for arguments that cannot hold a member called
+// name (lower case): it is not in them (in any mix of ASCII cases, when
+// folded), and they have no escape that could spell it. A call is decoded
+// whole only when it may hold the member a decision needs.
+func mayName(args []byte, name string, folded bool) bool {
+	if bytes.IndexByte(args, '\\') >= 0 {
+		return true
+	}
+	if !folded {
+		return bytes.Contains(args, []byte(name))
+	}
+	for i := 0; i+len(name) <= len(args); i++ {
+		j := 0
+		for j < len(name) && lowerASCII(args[i+j]) == name[j] {
 			j++
 		}
-		if j == len(word) {
+		if j == len(name) {
 			return true
 		}
 	}
 	return false
+}
+
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // AuthError is the AdCP error a transport carries with an admission

@@ -233,9 +233,7 @@ func idempotencyOf(args []byte, p products.Principal, tool string) (key, scope, 
 // idempotency_key member: the name is not in them, and they have no
 // escape that could spell it. Most calls carry no key, and are not
 // decoded whole to find that out.
-func mayHoldKey(args []byte) bool {
-	return bytes.Contains(args, []byte("idempotency_key")) || bytes.IndexByte(args, '\\') >= 0
-}
+func mayHoldKey(args []byte) bool { return mayName(args, "idempotency_key", false) }
 
 func idempotencyKeyOK(k string) bool {
 	if len(k) < 16 || len(k) > 255 {
