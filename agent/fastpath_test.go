@@ -326,9 +326,10 @@ func generatedLists(v any) any {
 
 // TestLentPayloadsStayTheirOwn sends distinct get_products calls on the
 // fast path from many goroutines at once, where each answer's payload is
-// encoded into a buffer the one before handed back, and requires every
-// answer to be the one its request gets alone: no buffer is handed to a
-// second answer while the first is still being written.
+// encoded into a buffer the one before handed back and each request is
+// parsed into a slab another request returned, and requires every answer
+// to be the one its request gets alone: no buffer or slab is handed to a
+// second request while the first is still using it.
 func TestLentPayloadsStayTheirOwn(t *testing.T) {
 	tw := newTwins(t)
 	briefs := []string{

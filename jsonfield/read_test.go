@@ -64,6 +64,14 @@ func FuzzParse(f *testing.F) {
 		if got := generic(v); !reflect.DeepEqual(got, want) {
 			t.Errorf("Parse(%q) reads as %#v, encoding/json as %#v", data, got, want)
 		}
+		lent, loan, err := ParseLent(data)
+		if err != nil {
+			t.Fatalf("ParseLent(%q) = %v; Parse read it", data, err)
+		}
+		if got := generic(lent); !reflect.DeepEqual(got, want) {
+			t.Errorf("ParseLent(%q) reads as %#v, encoding/json as %#v", data, got, want)
+		}
+		loan.Return()
 	})
 }
 
@@ -454,6 +462,37 @@ func TestParsesShareNothing(t *testing.T) {
 	}
 }
 
+// TestLentParses: a lent parse reads as Parse does however many parses
+// the slab has served before it, small and large documents (ones that
+// outgrow the lent slab) in turn, and a returned slab keeps nothing of
+// the document it held.
+func TestLentParses(t *testing.T) {
+	docs := []string{`{"a":[1,{"b":[2,3]}],"c":{"d":"e"}}`, `{"x":` + strings.Repeat(`[{"y":1,"z":[0,0,0]},`, 300) + `0` + strings.Repeat(`]`, 300) + `}`,
+		`[` + strings.Repeat(`{"k":"v"},`, 255) + `{"k":"w"}]`, `{}`, `[[["q"]]]`, `{"not":"valid"`}
+	for round := range 3 {
+		for _, d := range docs {
+			want, werr := Parse([]byte(d))
+			got, loan, err := ParseLent([]byte(d))
+			if (err == nil) != (werr == nil) {
+				t.Fatalf("round %d, %.60s: ParseLent err %v, Parse err %v", round, d, err, werr)
+			}
+			if err == nil && !reflect.DeepEqual(generic(got), generic(want)) {
+				t.Fatalf("round %d, %.60s: lent parse reads as %#v", round, d, generic(got))
+			}
+			if loan.used > cap(loan.slab) {
+				t.Fatalf("%.60s: used %d of a slab of %d", d, loan.used, cap(loan.slab))
+			}
+			slab := loan.slab[:cap(loan.slab)]
+			loan.Return()
+			for i, v := range slab {
+				if v.raw != nil || v.kids != nil || v.name != nil {
+					t.Fatalf("%.60s: the returned slab still holds value %d, %q", d, i, v.raw)
+				}
+			}
+		}
+	}
+}
+
 // BenchmarkParseRequest parses a get_products call as the MCP transport
 // does on every request.
 func BenchmarkParseRequest(b *testing.B) {
@@ -463,5 +502,19 @@ func BenchmarkParseRequest(b *testing.B) {
 		if _, err := Parse(body); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkParseRequestLent is BenchmarkParseRequest with the slab lent,
+// as the MCP transport parses.
+func BenchmarkParseRequestLent(b *testing.B) {
+	body := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_products","arguments":{"adcp_version":"3.2-beta.5","buying_mode":"brief","brief":"premium video for coffee lovers in the US","filters":{"channels":["olv","ctv"],"budget_range":{"min":1000,"max":50000,"currency":"USD"},"countries":["US"]},"pagination":{"max_results":10},"context":{"trace":"t-1"}}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		_, loan, err := ParseLent(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		loan.Return()
 	}
 }

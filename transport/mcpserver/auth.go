@@ -11,6 +11,7 @@ import (
 	"github.com/storefront/storefront/internal/origin"
 	"github.com/storefront/storefront/internal/recovery"
 	"github.com/storefront/storefront/internal/rpcauth"
+	"github.com/storefront/storefront/jsonfield"
 	"github.com/storefront/storefront/outcome"
 )
 
@@ -60,10 +61,14 @@ func guard(a *agent.Agent, pol origin.Policy, fast bool, next http.Handler, w ht
 		}
 		r.Body = limit.NewBuffered(body)
 		var refusal []byte
-		if calls, refusal = rpcCalls(body); refusal != nil {
+		var loan *jsonfield.Loan
+		if calls, refusal, loan = rpcCalls(body); refusal != nil {
 			jsonrpc.Write(w, http.StatusBadRequest, refusal)
 			return
 		}
+		// The calls' parsed arguments are read only while this request
+		// is answered: the fast path's tools copy what they keep.
+		defer loan.Return()
 		*id = calls[0].id
 	}
 	ctx := r.Context()

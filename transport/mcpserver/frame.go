@@ -33,38 +33,51 @@ type rpcCall struct {
 // member is answered whole and nothing in it runs: an invalid request for
 // each invalid member, and one for each call beside them that says why it
 // did not run.
-func rpcCalls(body []byte) (calls []rpcCall, refusal []byte) {
+//
+// The calls' parsed arguments (doc) are carved from loan, which the caller
+// returns once it has answered them; loan is nil when nothing was lent.
+func rpcCalls(body []byte) (calls []rpcCall, refusal []byte, loan *jsonfield.Loan) {
+	calls, refusal, loan = readCalls(body)
+	if refusal != nil {
+		// Nothing of a refused body is read again.
+		loan.Return()
+		loan = nil
+	}
+	return calls, refusal, loan
+}
+
+func readCalls(body []byte) (calls []rpcCall, refusal []byte, loan *jsonfield.Loan) {
 	body = bytes.TrimSpace(body)
 	code, why := jsonrpc.Unreadable(body)
 	if code != 0 {
 		if c, ok := toolText(body); ok {
-			return []rpcCall{c}, nil
+			return []rpcCall{c}, nil, nil
 		}
 	}
 	if code == jsonrpc.ParseError {
-		return nil, jsonrpc.Error(nil, code, why, nil)
+		return nil, jsonrpc.Error(nil, code, why, nil), nil
 	} else if code != 0 && json.Valid(body) {
-		return nil, jsonrpc.Error(jsonrpc.Peek(body).ID, code, why, nil)
+		return nil, jsonrpc.Error(jsonrpc.Peek(body).ID, code, why, nil), nil
 	}
 	// jsonfield accepts exactly what json.Valid does, and its parse is
 	// the arguments' for the tool's door.
-	doc, err := jsonfield.Parse(body)
+	doc, loan, err := jsonfield.ParseLent(body)
 	if err != nil {
-		return nil, jsonrpc.Error(nil, jsonrpc.ParseError, "Parse error: the body is not valid JSON", nil)
+		return nil, jsonrpc.Error(nil, jsonrpc.ParseError, "Parse error: the body is not valid JSON", nil), loan
 	}
 	if nestedDeeperThan(body, MaxDepth) {
-		return nil, jsonrpc.Error(nil, jsonrpc.InvalidRequest, fmt.Sprintf("Invalid Request: the body nests more than %d levels deep", MaxDepth), nil)
+		return nil, jsonrpc.Error(nil, jsonrpc.InvalidRequest, fmt.Sprintf("Invalid Request: the body nests more than %d levels deep", MaxDepth), nil), loan
 	}
 	if body[0] != '[' {
 		c, why := message(doc)
 		if why != "" {
-			return nil, jsonrpc.Error(c.id, jsonrpc.InvalidRequest, "Invalid Request: "+why, nil)
+			return nil, jsonrpc.Error(c.id, jsonrpc.InvalidRequest, "Invalid Request: "+why, nil), loan
 		}
-		return []rpcCall{c}, nil
+		return []rpcCall{c}, nil, loan
 	}
 	members := doc.Kids() // valid JSON that opens an array is one
 	if len(members) == 0 {
-		return nil, jsonrpc.Error(nil, jsonrpc.InvalidRequest, "Invalid Request: the batch is empty", nil)
+		return nil, jsonrpc.Error(nil, jsonrpc.InvalidRequest, "Invalid Request: the batch is empty", nil), loan
 	}
 	whys := make([]string, len(members))
 	bad := false
@@ -76,7 +89,7 @@ func rpcCalls(body []byte) (calls []rpcCall, refusal []byte) {
 		bad = bad || whys[i] != ""
 	}
 	if !bad {
-		return calls, nil
+		return calls, nil, loan
 	}
 	var answers []json.RawMessage
 	for i, c := range calls {
@@ -88,7 +101,7 @@ func rpcCalls(body []byte) (calls []rpcCall, refusal []byte) {
 		}
 	}
 	b, _ := json.Marshal(answers)
-	return nil, b
+	return nil, b, loan
 }
 
 // message reads one JSON-RPC 2.0 message, v, from its parse: a request or

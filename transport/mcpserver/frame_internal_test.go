@@ -25,7 +25,8 @@ func TestCallCarriesTheArgumentsParse(t *testing.T) {
 		{`[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_products","arguments":{"a":1}}}]`, true},
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":null}`, false},
 	} {
-		calls, refusal := rpcCalls([]byte(tc.body))
+		calls, refusal, loan := rpcCalls([]byte(tc.body))
+		defer loan.Return()
 		if refusal != nil || len(calls) != 1 {
 			t.Fatalf("%s: refused %s, %d calls", tc.body, refusal, len(calls))
 		}
