@@ -22,7 +22,7 @@ func TestDeadlines(t *testing.T) {
 	l := DefaultLimits()
 	l.ReadHeaderTimeout, l.ReadTimeout, l.WriteTimeout = time.Second, time.Second, 3*time.Second
 	s := &Server{cfg: ServerConfig{Addr: "127.0.0.1:0", Log: slog.New(slog.NewTextHandler(io.Discard, nil))}, Echo: echo.New(), limits: l}
-	s.Echo.Use(s.deadlines)
+	s.Echo.Use(s.edge)
 	// work waits for d or for its request to be cancelled, and says which.
 	work := func(d time.Duration) echo.HandlerFunc {
 		return func(c echo.Context) error {

@@ -91,49 +91,43 @@ func (l Limits) Check() error {
 	return nil
 }
 
-// deadlines gives each request its deadlines: the write deadline, which
-// also ends the request's work (its context), and for a bulk route a read
-// deadline as long. (net/http clears the read deadline once a body is
-// read, so the read timeout never cuts work that is still within its time
-// to answer.)
-func (s *Server) deadlines(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		l := s.limits
-		answer := l.WriteTimeout
-		bulk := admin.Bulk(c.Path())
-		if bulk {
-			answer = l.BulkTimeout
-		}
-		by := clock.Deadline(answer)
-		rc := http.NewResponseController(c.Response())
-		_ = rc.SetWriteDeadline(by)
-		if bulk {
-			_ = rc.SetReadDeadline(clock.Deadline(l.BulkTimeout))
-		}
-		ctx, cancel := context.WithDeadline(c.Request().Context(), by)
-		defer cancel()
-		c.SetRequest(c.Request().WithContext(ctx))
-		return next(c)
+// deadlines gives the request c its deadlines: the write deadline, which
+// also ends the request's work (the context it returns, of ctx), and for a
+// bulk route a read deadline as long. (net/http clears the read deadline
+// once a body is read, so the read timeout never cuts work that is still
+// within its time to answer.)
+func (s *Server) deadlines(c echo.Context, ctx context.Context) (context.Context, context.CancelFunc) {
+	l := s.limits
+	answer := l.WriteTimeout
+	bulk := admin.Bulk(c.Path())
+	if bulk {
+		answer = l.BulkTimeout
 	}
+	by := clock.Deadline(answer)
+	rc := http.NewResponseController(c.Response())
+	_ = rc.SetWriteDeadline(by)
+	if bulk {
+		_ = rc.SetReadDeadline(clock.Deadline(l.BulkTimeout))
+	}
+	return context.WithDeadline(ctx, by)
 }
 
 // readOnly refuses a request to a read-only route (a GET or HEAD of the
 // console, /healthz, /metrics, an agent card, brand.json or a JWKS) that
-// declares a body of more than ReadOnlyBody bytes: those surfaces read
-// none, so such a request is not one they serve.
-func (s *Server) readOnly(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		r := c.Request()
-		if s.readOnlyRoutes[r.Method+" "+c.Path()] && r.ContentLength > s.limits.ReadOnlyBody {
-			c.Response().Header().Set("Connection", "close")
-			detail := "this endpoint takes no request body"
-			if s.limits.ReadOnlyBody > 0 {
-				detail = limit.TooLarge(s.limits.ReadOnlyBody).Detail
-			}
-			return echo.NewHTTPError(http.StatusRequestEntityTooLarge, detail)
+// declares a body of more than ReadOnlyBody bytes, and passes any other
+// to next: those surfaces read none, so such a request is not one they
+// serve.
+func (s *Server) readOnly(c echo.Context, next echo.HandlerFunc) error {
+	r := c.Request()
+	if get := r.Method == http.MethodGet || r.Method == http.MethodHead; get && r.ContentLength > s.limits.ReadOnlyBody && s.readOnlyRoutes[r.Method+" "+c.Path()] {
+		c.Response().Header().Set("Connection", "close")
+		detail := "this endpoint takes no request body"
+		if s.limits.ReadOnlyBody > 0 {
+			detail = limit.TooLarge(s.limits.ReadOnlyBody).Detail
 		}
-		return next(c)
+		return echo.NewHTTPError(http.StatusRequestEntityTooLarge, detail)
 	}
+	return next(c)
 }
 
 // noteReadOnlyRoutes records the read-only routes among e's: every GET

@@ -96,10 +96,7 @@ func NewServer(cfg ServerConfig) *Server {
 	}
 	s.origin = origin.Policy{PublicURL: cfg.PublicURL, AllowedHosts: cfg.AllowedHosts, Listen: s.BaseURL}
 	e.HTTPErrorHandler = s.httpError
-	e.Use(requestID)
-	e.Use(s.accessLog)
-	e.Use(s.recoverPanics)
-	e.Use(s.deadlines, s.readOnly)
+	e.Use(s.edge)
 
 	e.GET("/healthz", s.health)
 	if cfg.Metrics != nil {
@@ -159,9 +156,7 @@ func (s *Server) publisher(param string) echo.MiddlewareFunc {
 				s.publishers.Store(id, true)
 			}
 			r := c.Request()
-			ctx := agent.WithPublisher(r.Context(), id)
-			ctx = agent.WithBaseURL(ctx, s.origin.Of(r)+prefix)
-			c.SetRequest(r.WithContext(ctx))
+			c.SetRequest(r.WithContext(agent.WithRoute(r.Context(), id, s.origin.Of(r)+prefix)))
 			return next(c)
 		}
 	}
@@ -205,54 +200,60 @@ func (s *Server) health(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok", "store": s.cfg.StoreKind, "version": s.cfg.Version})
 }
 
-// requestID names the request (internal/requestid): its context carries
-// the id, for every log line about it, and the response echoes it in
-// X-Request-Id, so that a caller's report finds those lines.
-func requestID(next echo.HandlerFunc) echo.HandlerFunc {
+// edge is every route's first middleware, five steps in one, since echo
+// wraps each request in each middleware anew: it names the request
+// (internal/requestid: its context carries the id, for every log line
+// about it, and the response echoes it in X-Request-Id, so that a caller's
+// report finds those lines), gives it its deadlines (deadlines), logs it
+// (accessLog), recovers its panics (recovered) and refuses a body sent to
+// a read-only route (readOnly), in that order. The id and the deadline
+// share one context, set on the request once.
+func (s *Server) edge(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
 		id := requestid.Of(r.Header.Get(requestid.Header))
 		c.Response().Header().Set(requestid.Header, id)
-		c.SetRequest(r.WithContext(requestid.With(r.Context(), id)))
-		return next(c)
+		ctx, cancel := s.deadlines(c, requestid.With(r.Context(), id))
+		defer cancel()
+		c.SetRequest(r.WithContext(ctx))
+		return s.accessLog(c, next)
 	}
 }
 
-// recoverPanics is the recover boundary of every route, under the
-// surfaces' own (MCP, A2A, admin, console): a panic is logged and counted
+// recovered is the recover boundary of every route, under the surfaces'
+// own (MCP, A2A, admin, console): a panic is logged and counted
 // (internal/recovery) on the http surface and answered as a plain 500.
-func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) (err error) {
-		if recovery.Run(c.Request().Context(), s.cfg.Log, "http", c.Request().Method+" "+c.Path(), func() { err = next(c) }) {
-			return echo.NewHTTPError(http.StatusInternalServerError, sanitize.Internal.String())
+func (s *Server) recovered(c echo.Context, next echo.HandlerFunc) (err error) {
+	defer func() {
+		what := func() string { return c.Request().Method + " " + c.Path() }
+		if recovery.Recovered(c.Request().Context(), s.cfg.Log, "http", what, recover()) {
+			err = echo.NewHTTPError(http.StatusInternalServerError, sanitize.Internal.String())
 		}
-		return err
-	}
+	}()
+	return s.readOnly(c, next)
 }
 
 // accessLog logs each request at debug level and server errors at warn.
-func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		watch := clock.Start()
-		err := next(c)
-		if err != nil {
-			c.Error(err)
-		}
-		status := c.Response().Status
-		level := slog.LevelDebug
-		if status >= 500 {
-			level = slog.LevelWarn
-		}
-		if !s.cfg.Log.Enabled(c.Request().Context(), level) {
-			// The line's values are not even boxed for a level not logged.
-			return nil
-		}
-		s.cfg.Log.Log(c.Request().Context(), level, "http",
-			"method", c.Request().Method, "path", c.Request().URL.Path, "status", status,
-			"request_id", c.Response().Header().Get(requestid.Header),
-			"duration_ms", float64(watch.Elapsed().Microseconds())/1000)
+func (s *Server) accessLog(c echo.Context, next echo.HandlerFunc) error {
+	watch := clock.Start()
+	err := s.recovered(c, next)
+	if err != nil {
+		c.Error(err)
+	}
+	status := c.Response().Status
+	level := slog.LevelDebug
+	if status >= 500 {
+		level = slog.LevelWarn
+	}
+	if !s.cfg.Log.Enabled(c.Request().Context(), level) {
+		// The line's values are not even boxed for a level not logged.
 		return nil
 	}
+	s.cfg.Log.Log(c.Request().Context(), level, "http",
+		"method", c.Request().Method, "path", c.Request().URL.Path, "status", status,
+		"request_id", c.Response().Header().Get(requestid.Header),
+		"duration_ms", float64(watch.Elapsed().Microseconds())/1000)
+	return nil
 }
 
 // Listen binds the address. It is separate from Serve so callers (and

@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 
 	"github.com/storefront/storefront/internal/requestid"
 	"github.com/storefront/storefront/metrics"
@@ -31,18 +32,26 @@ import (
 // fault: it is raised again for net/http, which expects it.
 func Run(ctx context.Context, log *slog.Logger, surface, what string, fn func()) (panicked bool) {
 	defer func() {
-		v := recover()
-		if v == nil {
-			return
-		}
-		if v == http.ErrAbortHandler {
-			panic(v)
-		}
-		panicked = true
-		report(ctx, log, surface, what, v, debug.Stack())
+		panicked = Recovered(ctx, log, surface, func() string { return what }, recover())
 	}()
 	fn()
 	return false
+}
+
+// Recovered is Run's handling of v, what recover returned, for a caller
+// that defers its own recover: in a hot path that spares Run's closure
+// and a name spelled for a panic that rarely comes. It reports whether v
+// is a panic, which it has logged as what() (called only then) and
+// counted as Run does; it raises http.ErrAbortHandler again.
+func Recovered(ctx context.Context, log *slog.Logger, surface string, what func() string, v any) bool {
+	if v == nil {
+		return false
+	}
+	if v == http.ErrAbortHandler {
+		panic(v)
+	}
+	report(ctx, log, surface, what(), v, debug.Stack())
+	return true
 }
 
 // Go runs fn on a new goroutine under Run, for work whose end nobody
@@ -64,7 +73,9 @@ func report(ctx context.Context, log *slog.Logger, surface, what string, v any, 
 	if log == nil {
 		log = slog.Default()
 	}
-	attrs := []any{"surface", surface, "while", what, "panic", fmt.Sprint(v), "stack", string(stack)}
+	// what is copied into the line, so that the line keeps none of it: a
+	// caller's what, spelled anew on each call, then stays on its stack.
+	attrs := []any{"surface", surface, "while", strings.Clone(what), "panic", fmt.Sprint(v), "stack", string(stack)}
 	if id := requestid.From(ctx); id != "" {
 		attrs = append(attrs, "request_id", id)
 	}
