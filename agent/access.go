@@ -160,32 +160,39 @@ func AuthError(err error) outcome.Error {
 // publisher's signing keys.
 const BrandPath = "/.well-known/brand.json"
 
-type baseURLKey struct{}
+// routeKey holds a route: the publisher a request is for and its base
+// URL, one value in a request's context rather than two.
+type routeKey struct{}
 
-type publisherKey struct{}
+type route struct{ publisher, baseURL string }
+
+func routeOf(ctx context.Context) route {
+	r, _ := ctx.Value(routeKey{}).(route)
+	return r
+}
+
+// WithRoute returns ctx carrying both what WithPublisher and WithBaseURL
+// put in a context, as the HTTP server's routing found them.
+func WithRoute(ctx context.Context, publisher, baseURL string) context.Context {
+	return context.WithValue(ctx, routeKey{}, route{publisher: publisher, baseURL: baseURL})
+}
 
 // WithPublisher returns ctx carrying the publisher a request is for, as
 // the HTTP server's routing found it, for the transports to hand to the
 // agent.
 func WithPublisher(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, publisherKey{}, id)
+	return WithRoute(ctx, id, BaseURL(ctx))
 }
 
 // PublisherOf is the publisher WithPublisher put in ctx, or "".
-func PublisherOf(ctx context.Context) string {
-	id, _ := ctx.Value(publisherKey{}).(string)
-	return id
-}
+func PublisherOf(ctx context.Context) string { return routeOf(ctx).publisher }
 
 // WithBaseURL returns ctx carrying the public URL of the publisher's agent
 // surfaces (the origin and the publisher's path prefix, with no trailing
 // slash), for answers that name the storefront's own URLs.
 func WithBaseURL(ctx context.Context, u string) context.Context {
-	return context.WithValue(ctx, baseURLKey{}, u)
+	return WithRoute(ctx, PublisherOf(ctx), u)
 }
 
 // BaseURL is the URL WithBaseURL put in ctx, or "".
-func BaseURL(ctx context.Context) string {
-	u, _ := ctx.Value(baseURLKey{}).(string)
-	return u
-}
+func BaseURL(ctx context.Context) string { return routeOf(ctx).baseURL }
