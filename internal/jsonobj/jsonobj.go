@@ -64,26 +64,51 @@ func Members(raw []byte) (m map[string]json.RawMessage, ok bool) {
 	return nil, false
 }
 
-// String decodes lit, a JSON value, as json.Unmarshal decodes it into a
-// string: ok is false when lit is not a string or null (which leaves "").
-// A literal of plain printable ASCII is read without encoding/json.
-func String(lit []byte) (string, bool) {
+// Is reports whether lit, a JSON value, is one String decodes (ok) and
+// whether it decodes to want, without allocating for a plain literal.
+func Is(lit []byte, want string) (ok, is bool) {
+	lit, null, plain, ok := stringLit(lit)
+	switch {
+	case !ok:
+		return false, false
+	case null:
+		return true, want == ""
+	case plain:
+		return true, string(lit[1:len(lit)-1]) == want
+	}
+	s, ok := String(lit)
+	return ok, ok && s == want
+}
+
+// stringLit is lit without the white space around it, whether it is null
+// or a string (ok), and whether the string is plain printable ASCII,
+// whose bytes are its text.
+func stringLit(lit []byte) (trimmed []byte, null, plain, ok bool) {
 	lit = lit[space(lit, 0):]
 	for n := len(lit); n > 0 && space(lit, n-1) == n; n = len(lit) {
 		lit = lit[:n-1]
 	}
 	if string(lit) == "null" {
-		return "", true
+		return lit, true, false, true
 	}
 	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
-		return "", false
+		return lit, false, false, false
 	}
-	plain := true
 	for _, c := range lit[1 : len(lit)-1] {
 		if c == '\\' || c == '"' || c < 0x20 || c >= 0x80 {
-			plain = false
-			break
+			return lit, false, false, true
 		}
+	}
+	return lit, false, true, true
+}
+
+// String decodes lit, a JSON value, as json.Unmarshal decodes it into a
+// string: ok is false when lit is not a string or null (which leaves "").
+// A literal of plain printable ASCII is read without encoding/json.
+func String(lit []byte) (string, bool) {
+	lit, null, plain, ok := stringLit(lit)
+	if !ok || null {
+		return "", ok
 	}
 	if plain {
 		return string(lit[1 : len(lit)-1]), true

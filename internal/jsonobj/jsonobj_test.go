@@ -13,12 +13,19 @@ import (
 func FuzzMembers(f *testing.F) {
 	for _, s := range []string{`{}`, ` { "a" : 1 , "b":[1,{"c":"]"}], "a":"x\"y" } `, `null`, `[1]`, `"s"`, `1`, `{"\u0061":true}`,
 		"{\"\xff\":1}", `{"a":{"b":{"c":[]}},"d":-1.5e3,"e":null,"f":false}`, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_products","arguments":{"brief":"a\\b"}}}`,
-		`{"a"`, `{"a":}`, `{"a":1`, `{"a":"\`, `{`, ``, `{"a":[1,2}`, `{,}`} {
+		`"2.0"`, ` "tools/call" `, `"2.\u0030"`, `"a"b"`, `{"a"`, `{"a":}`, `{"a":1`, `{"a":"\`, `{`, ``, `{"a":[1,2}`, `{,}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, ok := Members(data)
 		s, sok := String(data)
+		// Is agrees with String on every input, for the text it decodes
+		// and for others.
+		for _, want := range []string{s, s + "x", "", "2.0", "tools/call"} {
+			if iok, is := Is(data, want); iok != sok || is != (sok && s == want) {
+				t.Fatalf("Is(%q, %q) = %v, %v; String gives %q, %v", data, want, iok, is, s, sok)
+			}
+		}
 		if !json.Valid(data) {
 			return
 		}

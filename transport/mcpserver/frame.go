@@ -120,7 +120,7 @@ func message(v jsonfield.Value) (c rpcCall, why string) {
 		}
 		c.id = id.Raw()
 	}
-	if version, ok := jsonobj.String(raw(v, "jsonrpc")); !ok || version != "2.0" {
+	if ok, is := jsonobj.Is(raw(v, "jsonrpc"), "2.0"); !ok || !is {
 		return c, `jsonrpc must be "2.0"`
 	}
 	rawMethod, isRequest := v.Lookup("method")
@@ -132,7 +132,7 @@ func message(v jsonfield.Value) (c rpcCall, why string) {
 		}
 		return c, ""
 	}
-	method, ok := jsonobj.String(rawMethod.Raw())
+	ok, toolCall := jsonobj.Is(rawMethod.Raw(), "tools/call")
 	if !ok {
 		return c, "method must be a string"
 	}
@@ -140,7 +140,7 @@ func message(v jsonfield.Value) (c rpcCall, why string) {
 	if k := params.Kind(); len(params.Raw()) > 0 && k != jsonfield.Obj && k != jsonfield.Arr && k != jsonfield.Null {
 		return c, "params must be an object or an array"
 	}
-	if method == "tools/call" {
+	if toolCall {
 		// A call that names no tool is still a tool call: it is not
 		// public discovery.
 		c.tool = "tools/call"
