@@ -24,10 +24,19 @@ import (
 // []RefineEntry; Size int}, as cursors already issued were fingerprinted;
 // nil, as json.Marshal fails, when a float is not finite.
 func queryKey(r *Request) []byte {
-	if !r.Filters.writable() {
+	b, ok := appendQueryKey(make([]byte, 0, 640+len(deref(r.Brief))), r)
+	if !ok {
 		return nil
 	}
-	b := make([]byte, 0, 640+len(deref(r.Brief)))
+	return b
+}
+
+// appendQueryKey appends queryKey(r) to b, or reports false where
+// queryKey is nil.
+func appendQueryKey(b []byte, r *Request) ([]byte, bool) {
+	if !r.Filters.writable() {
+		return b, false
+	}
 	b = append(b, `{"Mode":`...)
 	b = verbatim.AppendString(b, r.BuyingMode)
 	b = append(b, `,"Brief":`...)
@@ -42,7 +51,7 @@ func queryKey(r *Request) []byte {
 	b = appendList(b, r.Refine, appendRefineEntry)
 	b = append(b, `,"Size":`...)
 	b = strconv.AppendInt(b, int64(r.Pagination.MaxResults), 10)
-	return append(b, '}')
+	return append(b, '}'), true
 }
 
 // appendList writes l as json.Marshal writes a slice, each item with

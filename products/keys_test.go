@@ -1,6 +1,8 @@
 package products
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -203,6 +205,27 @@ func TestQueryKeyIsMarshal(t *testing.T) {
 	if written < 50 {
 		t.Errorf("only %d requests had a key: the generator draws too many NaNs", written)
 	}
+}
+
+// TestQueryFingerprintIsTheCursors: the fingerprint a cursor carries is
+// the first eight bytes of SHA-256 over each part after its length, the
+// parts the snapshot "publisher|catalogue|rulebook" and queryKey, as every
+// cursor already issued was fingerprinted.
+func TestQueryFingerprintIsTheCursors(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var r Request
+		gen(t, "request", reflect.ValueOf(&r).Elem())
+		snap := &Snapshot{Publisher: Publisher{ID: rapid.StringN(0, 40, -1).Draw(t, "publisher")},
+			CatalogueVersion: rapid.Int64().Draw(t, "catalogue"), RulebookVersion: rapid.Int64().Draw(t, "rulebook")}
+		h := sha256.New()
+		for _, p := range [][]byte{[]byte(fmt.Sprintf("%s|%d|%d", snap.Publisher.ID, snap.CatalogueVersion, snap.RulebookVersion)), marshalQueryKey(&r)} {
+			_ = binary.Write(h, binary.BigEndian, uint64(len(p)))
+			h.Write(p)
+		}
+		if got, want := queryFingerprint(snap, &r), [8]byte(h.Sum(nil)[:8]); got != want {
+			t.Fatalf("queryFingerprint = %x; cursors were fingerprinted %x", got, want)
+		}
+	})
 }
 
 // TestDeclineKeyIsInjective: a key kept is json.Marshal of what the

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"math/bits"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -405,16 +406,34 @@ type cursor struct {
 var errBadCursor = errors.New("pagination.cursor is not a cursor this storefront issued for this query")
 
 func fingerprint(parts ...[]byte) [8]byte {
-	h := sha256.New()
+	// Each part, after its length, written into one buffer, on the stack
+	// for a request's parts.
+	var scratch [1536]byte
+	b := scratch[:0]
 	for _, p := range parts {
-		var n [8]byte
-		binary.BigEndian.PutUint64(n[:], uint64(len(p)))
-		h.Write(n[:])
-		h.Write(p)
+		b = binary.BigEndian.AppendUint64(b, uint64(len(p)))
+		b = append(b, p...)
 	}
-	var out [8]byte
-	copy(out[:], h.Sum(nil))
-	return out
+	sum := sha256.Sum256(b)
+	return [8]byte(sum[:8])
+}
+
+// queryFingerprint is the fingerprint a cursor for req carries: of the
+// snapshot it was issued under (publisher, catalogue and rulebook
+// versions) and of queryKey(req), both written on the stack.
+func queryFingerprint(snap *Snapshot, req *Request) [8]byte {
+	var at [128]byte
+	s := append(at[:0], snap.Publisher.ID...)
+	s = append(s, '|')
+	s = strconv.AppendInt(s, snap.CatalogueVersion, 10)
+	s = append(s, '|')
+	s = strconv.AppendInt(s, snap.RulebookVersion, 10)
+	var kb [1024]byte
+	key, ok := appendQueryKey(kb[:0], req)
+	if !ok {
+		key = nil
+	}
+	return fingerprint(s, key)
 }
 
 func (c cursor) encode() string {

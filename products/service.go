@@ -813,7 +813,7 @@ func (s *Service) completed(env outcome.Envelope, req *Request, acct Account, sn
 	fingered := false
 	finger := func() [8]byte {
 		if !fingered {
-			fp, fingered = fingerprint([]byte(fmt.Sprintf("%s|%d|%d", snap.Publisher.ID, snap.CatalogueVersion, snap.RulebookVersion)), queryKey(req)), true
+			fp, fingered = queryFingerprint(snap, req), true
 		}
 		return fp
 	}
