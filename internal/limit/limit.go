@@ -109,6 +109,18 @@ func NewBuffered(b []byte) *Buffered {
 
 func (x *Buffered) Read(p []byte) (int, error) { return x.r.Read(p) }
 
+// Reread is a body of b, which is not to be written after, for a reader
+// that has read body to its end (ReadAll) and hands it on: a Buffered
+// body is reset to b rather than a new one made.
+func Reread(body io.ReadCloser, b []byte) io.ReadCloser {
+	if x, ok := body.(*Buffered); ok {
+		x.b = b
+		x.r.Reset(b)
+		return x
+	}
+	return NewBuffered(b)
+}
+
 // Close implements io.Closer: there is nothing to release.
 func (x *Buffered) Close() error { return nil }
 

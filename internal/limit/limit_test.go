@@ -29,6 +29,24 @@ func TestReadAllTakesABufferedBodyAsItIs(t *testing.T) {
 	}
 }
 
+// TestRereadReadsAgain: a body read to its end and handed on by Reread
+// reads the bytes given from the start, the same Buffered when it was
+// one, a new one otherwise.
+func TestRereadReadsAgain(t *testing.T) {
+	b := []byte(`{"jsonrpc":"2.0","id":1}`)
+	x := NewBuffered(b)
+	taken, _ := ReadAll(x)
+	again := Reread(x, taken)
+	if again != io.ReadCloser(x) {
+		t.Error("Reread of a Buffered body made a new one")
+	}
+	for _, body := range []io.ReadCloser{again, Reread(io.NopCloser(bytes.NewReader(nil)), b)} {
+		if got, err := io.ReadAll(body); err != nil || !bytes.Equal(got, b) {
+			t.Fatalf("a body reread reads %q, %v; want %q", got, err, b)
+		}
+	}
+}
+
 // TestReadAllSizedIsReadAll: the body read into a buffer sized by its
 // declared length is what io.ReadAll reads, whether the declaration is
 // right, short, long or absent, and however the reader splits it.

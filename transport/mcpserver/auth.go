@@ -59,7 +59,7 @@ func guard(a *agent.Agent, pol origin.Policy, fast bool, next http.Handler, w ht
 			http.Error(w, "request body too large", http.StatusRequestEntityTooLarge)
 			return
 		}
-		r.Body = limit.NewBuffered(body)
+		r.Body = limit.Reread(r.Body, body)
 		var refusal []byte
 		var loan *jsonfield.Loan
 		if calls, refusal, loan = rpcCalls(body); refusal != nil {
