@@ -156,8 +156,7 @@ func (e Entry) ComputeHash() string {
 	// An entry's bytes fit the buffer on the stack, unless it names many
 	// rules or long ones.
 	var buf [1024]byte
-	sum := sha256.Sum256(e.appendCanonical(buf[:0]))
-	return hex.EncodeToString(sum[:])
+	return hexSum(sha256.Sum256(e.appendCanonical(buf[:0])))
 }
 
 // Next places r in the chain after prev (nil for the first entry) and
@@ -174,8 +173,15 @@ func Next(prev *Entry, r Record, at time.Time) Entry {
 
 // Digest returns the hex SHA-256 of b.
 func Digest(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	return hexSum(sha256.Sum256(b))
+}
+
+// hexSum spells sum in lower-case hex, as hex.EncodeToString does, with
+// one allocation: the string.
+func hexSum(sum [sha256.Size]byte) string {
+	var h [2 * sha256.Size]byte
+	hex.Encode(h[:], sum[:])
+	return string(h[:])
 }
 
 // Break describes the first entry at which a chain stops verifying.
