@@ -167,8 +167,32 @@ type routeKey struct{}
 type route struct{ publisher, baseURL string }
 
 func routeOf(ctx context.Context) route {
-	r, _ := ctx.Value(routeKey{}).(route)
-	return r
+	switch r := ctx.Value(routeKey{}).(type) {
+	case route:
+		return r
+	case *route:
+		return *r
+	}
+	return route{}
+}
+
+// WithRouteSlot returns ctx holding an empty route for SetRoute to fill
+// in: a request's first middleware makes the slot, so that the router
+// sets the route without a second copy of the request for a new context.
+// The route must be set before anything reads it or starts work that
+// might (a request's handler, once routed).
+func WithRouteSlot(ctx context.Context) context.Context {
+	return context.WithValue(ctx, routeKey{}, &route{})
+}
+
+// SetRoute fills in ctx's route slot, as WithRoute would set a route,
+// and reports true; without a slot it sets nothing and reports false.
+func SetRoute(ctx context.Context, publisher, baseURL string) bool {
+	r, ok := ctx.Value(routeKey{}).(*route)
+	if ok {
+		*r = route{publisher: publisher, baseURL: baseURL}
+	}
+	return ok
 }
 
 // WithRoute returns ctx carrying both what WithPublisher and WithBaseURL

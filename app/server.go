@@ -156,7 +156,9 @@ func (s *Server) publisher(param string) echo.MiddlewareFunc {
 				s.publishers.Store(id, true)
 			}
 			r := c.Request()
-			c.SetRequest(r.WithContext(agent.WithRoute(r.Context(), id, s.origin.Of(r)+prefix)))
+			if base := s.origin.Of(r) + prefix; !agent.SetRoute(r.Context(), id, base) {
+				c.SetRequest(r.WithContext(agent.WithRoute(r.Context(), id, base)))
+			}
 			return next(c)
 		}
 	}
@@ -206,14 +208,15 @@ func (s *Server) health(c echo.Context) error {
 // about it, and the response echoes it in X-Request-Id, so that a caller's
 // report finds those lines), gives it its deadlines (deadlines), logs it
 // (accessLog), recovers its panics (recovered) and refuses a body sent to
-// a read-only route (readOnly), in that order. The id and the deadline
+// a read-only route (readOnly), in that order. The id, the deadline and
+// the slot for the route (agent.WithRouteSlot, which publisher fills in)
 // share one context, set on the request once.
 func (s *Server) edge(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
 		id := requestid.Of(r.Header.Get(requestid.Header))
 		c.Response().Header().Set(requestid.Header, id)
-		ctx, cancel := s.deadlines(c, requestid.With(r.Context(), id))
+		ctx, cancel := s.deadlines(c, agent.WithRouteSlot(requestid.With(r.Context(), id)))
 		defer cancel()
 		c.SetRequest(r.WithContext(ctx))
 		return s.accessLog(c, next)
