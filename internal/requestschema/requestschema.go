@@ -614,10 +614,14 @@ func number(r *big.Rat) string {
 // request. A match that times out is a value refused.
 const matchTimeout = 50 * time.Millisecond
 
-// compilePattern compiles a schema pattern with Go's regexp, whose matches
-// take linear time, and only when it cannot (look-ahead) with regexp2 in
-// ECMAScript mode, as the schemas are written for.
+// compilePattern compiles a schema pattern as pieces when it is of their
+// shape, with Go's regexp, whose matches take linear time, when not, and
+// only when that cannot (look-ahead) with regexp2 in ECMAScript mode, as
+// the schemas are written for.
 func compilePattern(s string) (jsonschema.Regexp, error) {
+	if ps, ok := piecesOf(s); ok {
+		return ps, nil
+	}
 	if re, err := regexp.Compile(s); err == nil {
 		return re, nil
 	}
