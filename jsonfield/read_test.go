@@ -39,6 +39,25 @@ func generic(v Value) any {
 	return nil
 }
 
+// depthOf is how deeply v, as encoding/json decodes into an any, nests
+// arrays and objects.
+func depthOf(v any) int {
+	d := 0
+	switch v := v.(type) {
+	case []any:
+		for _, e := range v {
+			d = max(d, depthOf(e))
+		}
+		return d + 1
+	case map[string]any:
+		for _, e := range v {
+			d = max(d, depthOf(e))
+		}
+		return d + 1
+	}
+	return 0
+}
+
 // FuzzParse checks Parse against encoding/json: it accepts exactly the
 // documents json.Valid accepts, and reads each as json.Unmarshal does
 // (strings and member names decoded alike, a repeated member the last).
@@ -70,6 +89,9 @@ func FuzzParse(f *testing.F) {
 		}
 		if got := generic(lent); !reflect.DeepEqual(got, want) {
 			t.Errorf("ParseLent(%q) reads as %#v, encoding/json as %#v", data, got, want)
+		}
+		if got, want := loan.Depth(), depthOf(want); got != want {
+			t.Errorf("ParseLent(%q) nests %d deep; it nests %d", data, got, want)
 		}
 		loan.Return()
 	})

@@ -97,7 +97,13 @@ type Loan struct {
 	slab []Value
 	// used is how much of slab the parse filled: what Return clears.
 	used int
+	// depth is how deeply the document nests its arrays and objects.
+	depth int
 }
+
+// Depth is how deeply the lent parse's document nests arrays and objects:
+// 0 for a scalar, 1 for a flat array or object.
+func (l *Loan) Depth() int { return l.depth }
 
 // ParseLent is Parse whose values are carved from a slab lent from a
 // pool rather than allocated: the values a request's parse makes were a
@@ -122,7 +128,7 @@ func (l *Loan) Return() {
 		return
 	}
 	clear(l.slab[:l.used])
-	l.used = 0
+	l.used, l.depth = 0, 0
 	loans.Put(l)
 }
 
@@ -146,6 +152,9 @@ func parseInto(data []byte, loan *Loan) (Value, int, bool) {
 	if p.loan != nil {
 		// The lent slab is still the one carved from.
 		p.loan.used = len(p.slab)
+	}
+	if loan != nil {
+		loan.depth = p.deepest
 	}
 	if cap(p.open) <= maxPooledStack {
 		// Nothing the stack held is read again; cleared, it keeps no
@@ -192,6 +201,8 @@ type parser struct {
 	// loan, while not nil, lent slab: carve notes how much of it was
 	// used when it moves on to a slab of its own.
 	loan *Loan
+	// deepest is the most depth has been.
+	deepest int
 }
 
 // carve is a copy of kids, a closed container's members or elements,
@@ -340,6 +351,7 @@ func (p *parser) container(k kind, end byte) (Value, bool) {
 	if p.depth++; p.depth > maxDepth {
 		return Value{}, false
 	}
+	p.deepest = max(p.deepest, p.depth)
 	start, base := p.i, len(p.open)
 	p.i++
 	p.space()

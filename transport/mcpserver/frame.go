@@ -65,7 +65,7 @@ func readCalls(body []byte) (calls []rpcCall, refusal []byte, loan *jsonfield.Lo
 	if err != nil {
 		return nil, jsonrpc.Error(nil, jsonrpc.ParseError, "Parse error: the body is not valid JSON", nil), loan
 	}
-	if nestedDeeperThan(body, MaxDepth) {
+	if loan.Depth() > MaxDepth {
 		return nil, jsonrpc.Error(nil, jsonrpc.InvalidRequest, fmt.Sprintf("Invalid Request: the body nests more than %d levels deep", MaxDepth), nil), loan
 	}
 	if body[0] != '[' {

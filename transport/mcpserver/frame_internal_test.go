@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/storefront/storefront/jsonfield"
@@ -40,6 +41,31 @@ func TestCallCarriesTheArgumentsParse(t *testing.T) {
 		want, err := jsonfield.Parse(c.args)
 		if err != nil || !bytes.Equal(c.doc.Raw(), c.args) || !bytes.Equal(want.Raw(), c.doc.Raw()) || len(want.Kids()) != len(c.doc.Kids()) {
 			t.Fatalf("%s: the parse handed on is of %s, the arguments are %s", tc.body, c.doc.Raw(), c.args)
+		}
+	}
+}
+
+// TestRPCCallsDepth: a body nesting MaxDepth levels is read, one nesting
+// more is refused as an invalid request saying so, and one past what
+// encoding/json reads is a parse error.
+func TestRPCCallsDepth(t *testing.T) {
+	body := func(levels int) []byte {
+		// The envelope, params and arguments are three levels.
+		inner := strings.Repeat("[", levels-3) + strings.Repeat("]", levels-3)
+		return []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_products","arguments":{"a":` + inner + `}}}`)
+	}
+	calls, refusal, loan := rpcCalls(body(MaxDepth))
+	loan.Return()
+	if refusal != nil || len(calls) != 1 {
+		t.Fatalf("a body %d levels deep was refused: %s", MaxDepth, refusal)
+	}
+	for levels, want := range map[int]string{MaxDepth + 1: `"code":-32600`, 10001: `"code":-32700`} {
+		_, refusal, loan := rpcCalls(body(levels))
+		if loan != nil {
+			t.Errorf("a refused body kept its loan")
+		}
+		if !strings.Contains(string(refusal), want) {
+			t.Errorf("a body %d levels deep: %s, want %s", levels, refusal, want)
 		}
 	}
 }
