@@ -159,6 +159,10 @@ var (
 		{"Content-Type": "application/json", "Accept": "text/event-stream"},
 		{"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "Origin": "https://buyer.example"},
 		{"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "Mcp-Session-Id": "abc"},
+		{"Content-Type": "application/json", "Accept": "Application/JSON;q=0.9 , TEXT/Event-Stream", "MCP-Protocol-Version": "2025-06-18"},
+		{"Content-Type": "application/json", "Accept": ",application/*,,text/*,", "MCP-Protocol-Version": "2025-06-18"},
+		{"Content-Type": "application/json", "Accept": "application/jſon, text/event-ſtream", "MCP-Protocol-Version": "2025-06-18"},
+		{"Content-Type": "application/json", "Accept": "applİcation/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"},
 	}
 	ids = []string{`1`, `0`, `-7`, `123456789012345`, `1.5`, `1e3`, `"call-1"`, `"a b"`, `"<&>"`, `null`, `{}`}
 )

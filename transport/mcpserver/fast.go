@@ -74,19 +74,40 @@ func fastHeaders(r *http.Request) bool {
 	}
 	jsonOK, streamOK := false, false
 	for _, v := range h.Values("Accept") {
-		for _, tok := range strings.Split(v, ",") {
+		for v != "" {
+			var tok string
+			tok, v, _ = strings.Cut(v, ",")
 			base, _, _ := strings.Cut(tok, ";")
-			switch strings.ToLower(strings.TrimSpace(base)) {
-			case "application/json", "application/*":
+			switch base = strings.TrimSpace(base); {
+			case lowerIs(base, "application/json"), lowerIs(base, "application/*"):
 				jsonOK = true
-			case "text/event-stream", "text/*":
+			case lowerIs(base, "text/event-stream"), lowerIs(base, "text/*"):
 				streamOK = true
-			case "*/*":
+			case base == "*/*":
 				jsonOK, streamOK = true, true
 			}
 		}
 	}
 	return jsonOK && streamOK
+}
+
+// lowerIs reports whether strings.ToLower(s) is want, a lower-case ASCII
+// media type, without making the lower-case copy: no character but an
+// ASCII capital lowers to any of want's.
+func lowerIs(s, want string) bool {
+	if len(s) != len(want) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != want[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // serveFast answers c on the fast path and reports true, or reports false
