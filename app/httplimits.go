@@ -104,9 +104,12 @@ func (s *Server) deadlines(c echo.Context, ctx context.Context) (context.Context
 		answer = l.BulkTimeout
 	}
 	by := clock.Deadline(answer)
-	rc := http.NewResponseController(c.Response())
-	_ = rc.SetWriteDeadline(by)
 	if bulk {
+		// net/http gave the connection a write deadline WriteTimeout from
+		// when the request's header was read (Serve's server has
+		// WriteTimeout); only a bulk route's, longer, is set again.
+		rc := http.NewResponseController(c.Response())
+		_ = rc.SetWriteDeadline(by)
 		_ = rc.SetReadDeadline(clock.Deadline(l.BulkTimeout))
 	}
 	return context.WithDeadline(ctx, by)
