@@ -116,6 +116,10 @@ func (w *walker) walk(v reflect.Value) {
 	}
 }
 
+// Plain reports whether s is only printable ASCII: text Value and Scan
+// pass without a closer look.
+func Plain(s string) bool { return printableASCII(s) }
+
 // printableASCII reports strings that are plainly text: only printable
 // ASCII, the common case, which needs no closer look.
 func printableASCII(s string) bool {

@@ -377,7 +377,7 @@ func (s *Store) ListAccounts(ctx context.Context, publisher string) ([]store.Acc
 }
 
 func (s *Store) Append(ctx context.Context, r ledger.Record) (ledger.Entry, error) {
-	if err := store.CheckStored(r); err != nil {
+	if err := store.CheckRecord(&r); err != nil {
 		return ledger.Entry{}, err
 	}
 	if err := ctx.Err(); err != nil {

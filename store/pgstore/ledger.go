@@ -57,7 +57,7 @@ type appender struct {
 // decision recorded whose reply never left, never a reply without its
 // entry. A record the database refuses fails alone, not its batch.
 func (s *Store) Append(ctx context.Context, r ledger.Record) (_ ledger.Entry, err error) {
-	if err := store.CheckStored(r); err != nil {
+	if err := store.CheckRecord(&r); err != nil {
 		return ledger.Entry{}, err
 	}
 	defer wrap(&err, "Append(%q)", r.Publisher)
