@@ -1,7 +1,6 @@
 package adcp
 
 import (
-	"regexp"
 	"slices"
 
 	"github.com/storefront/storefront/field"
@@ -51,16 +50,27 @@ func IsFormatKind(s string) bool { return slices.Contains(formatKinds, s) }
 // IsDeliveryType reports whether s is an AdCP delivery type.
 func IsDeliveryType(s string) bool { return slices.Contains(deliveryTypes, s) }
 
-var (
-	currencyRE = regexp.MustCompile(`^[A-Z]{3}$`)
-	countryRE  = regexp.MustCompile(`^[A-Z]{2}$`)
-)
+// IsCurrency reports whether s has the ISO 4217 shape AdCP requires,
+// ^[A-Z]{3}$.
+func IsCurrency(s string) bool { return capitals(s, 3) }
 
-// IsCurrency reports whether s has the ISO 4217 shape AdCP requires.
-func IsCurrency(s string) bool { return currencyRE.MatchString(s) }
+// IsCountry reports whether s has the ISO 3166-1 alpha-2 shape AdCP
+// requires, ^[A-Z]{2}$.
+func IsCountry(s string) bool { return capitals(s, 2) }
 
-// IsCountry reports whether s has the ISO 3166-1 alpha-2 shape AdCP requires.
-func IsCountry(s string) bool { return countryRE.MatchString(s) }
+// capitals reports whether s is n ASCII capital letters: a byte loop, for
+// a check every request's filters make several times.
+func capitals(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for i := 0; i < n; i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
+}
 
 // IsDomain reports whether s is a lower-case domain name as AdCP writes
 // them: a hostname, as field.Hostname checks one.

@@ -288,8 +288,8 @@ func TestEnums(t *testing.T) {
 		{"IsChannel", IsChannel, []string{"display", "ctv", "streaming_audio"}, []string{"Display", "tv", ""}},
 		{"IsFormatKind", IsFormatKind, []string{"image", "video_vast"}, []string{"video", ""}},
 		{"IsDeliveryType", IsDeliveryType, []string{"guaranteed", "non_guaranteed"}, []string{"programmatic"}},
-		{"IsCurrency", IsCurrency, []string{"USD", "EUR"}, []string{"usd", "US", "USDX", ""}},
-		{"IsCountry", IsCountry, []string{"US", "GB"}, []string{"us", "USA", ""}},
+		{"IsCurrency", IsCurrency, []string{"USD", "EUR", "AZZ"}, []string{"usd", "US", "USDX", "", "U@D", "[SD", "US\x00", "\u00dcS", "US\n"}},
+		{"IsCountry", IsCountry, []string{"US", "GB", "ZA"}, []string{"us", "USA", "", "@Z", "Z[", "\u00dc", "U\n"}},
 		{"IsDomain", IsDomain, []string{"example.com", "a.b-c.example", "localhost"}, []string{"Example.com", "-a.com", "a..com", "a.com.", "", strings.Repeat("a.", 127) + "com"}},
 	} {
 		for _, s := range test.yes {
