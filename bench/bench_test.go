@@ -149,6 +149,53 @@ func TestTargets(t *testing.T) {
 	}
 }
 
+// TestTargetsReadTheRounds: with back-to-back rounds, the ceiling
+// targets are met by the median of the rounds' ratios, whatever the
+// curve's one point says; a round with an error fails them; without
+// rounds the curve's point decides.
+func TestTargetsReadTheRounds(t *testing.T) {
+	round := func(ceil, mcp, a2a, ceilP99, mcpP99 float64) Round {
+		return Round{Ceiling: Stats{Target: "ceiling", RPS: ceil, P99: ceilP99}, Storefront: Stats{Target: "storefront", RPS: mcp, P99: mcpP99},
+			A2A: Stats{Target: "storefront-a2a", RPS: a2a, P99: mcpP99}}
+	}
+	curve := func(sf float64) []Stats {
+		return []Stats{{Target: "ceiling", Concurrency: 64, RPS: 20000, P99: 10}, {Target: "storefront", Concurrency: 64, RPS: sf, P99: 25},
+			{Target: "storefront-a2a", Concurrency: 64, RPS: sf, P99: 25}}
+	}
+	met := func(r *Report) map[string]bool {
+		out := map[string]bool{}
+		for _, tr := range Evaluate(r) {
+			out[tr.Name] = tr.Met
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name        string
+		curve       float64
+		rounds      []Round
+		mcp, p99, a bool
+	}{
+		{"rounds meet it where the curve's point misses", 9000, []Round{round(20000, 10400, 7000, 10, 20), round(22000, 10500, 7000, 10, 35), round(18000, 9900, 5000, 10, 25)}, true, true, true},
+		{"rounds miss it where the curve's point meets it", 12000, []Round{round(20000, 9000, 5000, 10, 31), round(22000, 11500, 5000, 10, 40), round(21000, 10200, 7000, 10, 20)}, false, false, false},
+		{"one slow round does not decide it", 9000, []Round{round(20000, 10200, 7000, 10, 20), round(20000, 10200, 7000, 10, 20), round(20000, 4000, 2000, 10, 90)}, true, true, true},
+		{"an even count takes the middle two", 9000, []Round{round(20000, 9800, 7000, 10, 20), round(20000, 10400, 7000, 10, 20)}, true, true, true},
+		{"no rounds: the curve's point", 12000, nil, true, true, true},
+	} {
+		r := &Report{Headline: 64, Curve: curve(c.curve), Rounds: c.rounds}
+		got := met(r)
+		if got["throughput vs ceiling"] != c.mcp || got["p99 vs ceiling"] != c.p99 || got["A2A throughput vs ceiling"] != c.a {
+			t.Errorf("%s: met %v, want throughput %v, p99 %v, A2A %v", c.name, got, c.mcp, c.p99, c.a)
+		}
+		if len(c.rounds) > 0 {
+			c.rounds[0].Storefront.Errors = 1
+			if met(r)["throughput vs ceiling"] {
+				t.Errorf("%s: met with an error in a round", c.name)
+			}
+			c.rounds[0].Storefront.Errors = 0
+		}
+	}
+}
+
 func TestPlotIsSVG(t *testing.T) {
 	r := &Report{Fixture: "a<b", Curve: []Stats{
 		{Target: "ceiling", Concurrency: 1, RPS: 3000, P50: 0.2, P99: 0.9},

@@ -49,6 +49,11 @@ type RunOptions struct {
 	Binary string
 	// ScreenTerms are the deny-list sizes the screen is timed at.
 	ScreenTerms []int
+	// Rounds is how many back-to-back rounds of the ceiling and the
+	// storefront (MCP and A2A) are run at Headline after the curve, in
+	// alternating order; the ratios to the ceiling are read as the median
+	// of the rounds' (Evaluate). 0 reads them from the curve's one point.
+	Rounds int
 }
 
 func parseRun(fs *flag.FlagSet, args []string) (RunOptions, error) {
@@ -67,6 +72,7 @@ func parseRun(fs *flag.FlagSet, args []string) (RunOptions, error) {
 	fs.StringVar(&o.Version, "adcp-version", "3.2-beta.5", "adcp_version pinned in every request")
 	fs.StringVar(&o.Binary, "binary", "", "storefront binary to run (default: this one)")
 	terms := fs.String("screen-terms", "10,10000,100000", "deny-list sizes to time the screen at")
+	fs.IntVar(&o.Rounds, "rounds", 3, "back-to-back rounds of the ceiling and the storefront at the headline concurrency, in alternating order, whose median ratios the ceiling targets are read from; 0 reads them from the curve")
 	if err := parse(fs, args); err != nil {
 		return o, err
 	}
@@ -99,6 +105,9 @@ func parseRun(fs *flag.FlagSet, args []string) (RunOptions, error) {
 	}
 	if o.Duration <= 0 || o.Warmup < 0 || o.Headline < 1 {
 		return o, errors.New("need a positive -duration and -headline")
+	}
+	if o.Rounds < 0 {
+		return o, errors.New("-rounds: need 0 or more")
 	}
 	return o, nil
 }
@@ -133,6 +142,7 @@ type Report struct {
 	Duration string         `json:"duration_per_point"`
 	Headline int            `json:"headline_concurrency"`
 	Curve    []Stats        `json:"curve"`
+	Rounds   []Round        `json:"rounds,omitempty"`
 	Screen   []ScreenCost   `json:"screen"`
 	Postgres *PostgresRun   `json:"postgres,omitempty"`
 	Scaling  []ScalingRow   `json:"scaling,omitempty"`
@@ -148,6 +158,15 @@ type Machine struct {
 	MemoryGiB int    `json:"memory_gib"`
 	GoVersion string `json:"go_version"`
 	Node      string `json:"node,omitempty"`
+}
+
+// Round is one back-to-back round at the headline concurrency: the
+// ceiling, the storefront over MCP and over A2A, each for the point's
+// duration, one straight after another.
+type Round struct {
+	Ceiling    Stats `json:"ceiling"`
+	Storefront Stats `json:"storefront"`
+	A2A        Stats `json:"storefront_a2a"`
 }
 
 // PostgresRun is the headline load on the PostgreSQL store, ledger on,
@@ -270,6 +289,33 @@ func Run(ctx context.Context, o RunOptions, stdout, stderr io.Writer) error {
 				}
 				r.Curve = append(r.Curve, s)
 			}
+		}
+		// The ceiling and the storefront measured back to back, in turn
+		// first: on a shared machine whose speed drifts over minutes, a
+		// ratio of two points taken a minute apart drifts with it.
+		paired := []Target{targets[0], targets[2], targets[3]}
+		for i := range o.Rounds {
+			say("back-to-back round %d of %d at c=%d", i+1, o.Rounds, o.Headline)
+			order := slices.Clone(paired)
+			if i%2 == 1 {
+				slices.Reverse(order)
+			}
+			var rd Round
+			for _, t := range order {
+				s, err := load(t, o.Headline, o.Duration)
+				if err != nil {
+					return err
+				}
+				switch t.Name {
+				case "ceiling":
+					rd.Ceiling = s
+				case "storefront":
+					rd.Storefront = s
+				default:
+					rd.A2A = s
+				}
+			}
+			r.Rounds = append(r.Rounds, rd)
 		}
 		if o.Soak > 0 {
 			say("soak: c=%d for %s on the in-memory store", o.Headline, o.Soak)

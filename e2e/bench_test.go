@@ -26,7 +26,7 @@ func TestBenchSmoke(t *testing.T) {
 	cmd := exec.Command(binary, "bench",
 		"--fixture", "products=200,rules=20,deny=300",
 		"--concurrency", "2,4", "--headline", "4",
-		"--duration", "1s", "--warmup", "200ms",
+		"--duration", "1s", "--warmup", "200ms", "--rounds", "2",
 		"--stores", "memory,postgres", "--database-url", dbURL,
 		"--screen-terms", "10,1000", "--peer", "bench/peer-node", "--out", out)
 	cmd.Dir = ".."
@@ -60,6 +60,10 @@ func TestBenchSmoke(t *testing.T) {
 			Name     string `json:"name"`
 			Measured bool   `json:"measured"`
 		} `json:"targets"`
+		Rounds []map[string]struct {
+			Requests int64 `json:"requests"`
+			Errors   int64 `json:"errors"`
+		} `json:"rounds"`
 	}
 	raw, err := os.ReadFile(filepath.Join(out, "results.json"))
 	if err != nil {
@@ -78,6 +82,16 @@ func TestBenchSmoke(t *testing.T) {
 			// The mix is seven briefs served to three declined.
 			if s.Arms["completed"] == 0 || s.Arms["rejected"] == 0 || s.Arms["completed"] < s.Arms["rejected"] {
 				t.Errorf("%s at c=%d answered %v: not the 70/30 mix", s.Target, s.Concurrency, s.Arms)
+			}
+		}
+	}
+	if len(r.Rounds) != 2 {
+		t.Errorf("%d back-to-back rounds, want 2", len(r.Rounds))
+	}
+	for i, rd := range r.Rounds {
+		for _, target := range []string{"ceiling", "storefront", "storefront_a2a"} {
+			if s := rd[target]; s.Requests == 0 || s.Errors != 0 {
+				t.Errorf("round %d, %s: %d calls, %d errors", i+1, target, s.Requests, s.Errors)
 			}
 		}
 	}
