@@ -158,8 +158,9 @@ func parseInto(data []byte, loan *Loan) (Value, int, bool) {
 	}
 	if cap(p.open) <= maxPooledStack {
 		// Nothing the stack held is read again; cleared, it keeps no
-		// document alive while pooled.
-		clear(p.open[:p.high])
+		// document alive while pooled. A parse that failed inside a
+		// container left members past the most a closed one held.
+		clear(p.open[:max(p.high, len(p.open))])
 		*open = p.open[:0]
 		openStacks.Put(open)
 	}
