@@ -110,7 +110,7 @@ func (s *Server) deadlines(c echo.Context, ctx context.Context) (context.Context
 		// WriteTimeout); only a bulk route's, longer, is set again.
 		rc := http.NewResponseController(c.Response())
 		_ = rc.SetWriteDeadline(by)
-		_ = rc.SetReadDeadline(clock.Deadline(l.BulkTimeout))
+		_ = rc.SetReadDeadline(by)
 	}
 	return context.WithDeadline(ctx, by)
 }

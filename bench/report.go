@@ -59,14 +59,6 @@ func Evaluate(r *Report) []TargetResult {
 	sf, okS := r.at("storefront", r.Headline)
 	ceil, okC := r.at("ceiling", r.Headline)
 	peer, okP := r.at("peer", r.Headline)
-	clean := func(s ...Stats) bool {
-		for _, x := range s {
-			if x.Errors > 0 || x.Wrong > 0 {
-				return false
-			}
-		}
-		return true
-	}
 	if okS && okC && ceil.RPS > 0 {
 		ratio, got := ceilingRatio(r, sf.RPS/ceil.RPS, func(rd Round) float64 { return rd.Storefront.RPS / rd.Ceiling.RPS },
 			fmt.Sprintf("%.0f vs %.0f req/s", sf.RPS, ceil.RPS))
@@ -149,6 +141,17 @@ func ceilingRatio(r *Report, curve float64, of func(Round) float64, point string
 	return m, fmt.Sprintf("%.2f×, the median of %d back-to-back rounds: %s; the curve's point %.2f× (%s)", m, len(r.Rounds), strings.Join(each, ", "), curve, point)
 }
 
+// clean reports whether every one of s answered without errors or wrong
+// arms.
+func clean(s ...Stats) bool {
+	for _, x := range s {
+		if x.Errors > 0 || x.Wrong > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // cleanRounds reports whether every round's ceiling and storefront
 // answered without errors or wrong arms (over A2A when a2a is set).
 func cleanRounds(r *Report, a2a bool) bool {
@@ -157,10 +160,8 @@ func cleanRounds(r *Report, a2a bool) bool {
 		if a2a {
 			sf = rd.A2A
 		}
-		for _, x := range []Stats{rd.Ceiling, sf} {
-			if x.Errors > 0 || x.Wrong > 0 {
-				return false
-			}
+		if !clean(rd.Ceiling, sf) {
+			return false
 		}
 	}
 	return true

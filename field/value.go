@@ -61,7 +61,7 @@ func (w *walker) walk(v reflect.Value) {
 	}
 	switch v.Kind() {
 	case reflect.String:
-		if s := v.String(); !printableASCII(s) {
+		if s := v.String(); !Plain(s) {
 			if err := Text(s, true); err != nil {
 				w.add(err)
 			}
@@ -116,13 +116,9 @@ func (w *walker) walk(v reflect.Value) {
 	}
 }
 
-// Plain reports whether s is only printable ASCII: text Value and Scan
-// pass without a closer look.
-func Plain(s string) bool { return printableASCII(s) }
-
-// printableASCII reports strings that are plainly text: only printable
-// ASCII, the common case, which needs no closer look.
-func printableASCII(s string) bool {
+// Plain reports whether s is plainly text, only printable ASCII: the
+// common case, which Value passes without a closer look.
+func Plain(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c > 0x7e {
 			return false

@@ -55,7 +55,7 @@ func plainCall(c rpcCall, p jsonfield.Value) bool {
 func fastHeaders(r *http.Request) bool {
 	h := r.Header
 	if ct := h.Get("Content-Type"); ct != "application/json" {
-		// What a buyer sends, checked above without a parse.
+		// Only a Content-Type other than the one buyers send is parsed.
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 			return false
 		}
@@ -91,9 +91,10 @@ func fastHeaders(r *http.Request) bool {
 	return jsonOK && streamOK
 }
 
-// lowerIs reports whether strings.ToLower(s) is want, a lower-case ASCII
-// media type, without making the lower-case copy: no character but an
-// ASCII capital lowers to any of want's.
+// lowerIs reports whether s is want, a lower-case ASCII media type, but
+// for the case of its ASCII letters, without making a lower-case copy. It
+// is stricter than strings.ToLower, which also lowers İ to i: a header
+// spelled so is not taken here and goes to the SDK, the reference.
 func lowerIs(s, want string) bool {
 	if len(s) != len(want) {
 		return false
